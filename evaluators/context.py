@@ -1,0 +1,214 @@
+"""Per-evaluation shared state: each field is derived (and normalised) once.
+
+Rules receive one :class:`EvalContext`; expensive views (folded text, term
+sets, the step list) are computed lazily on first use and then shared, which
+is what keeps an evaluation of all bundles under a millisecond.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
+from evaluators.lexical.terms import content_terms
+from evaluators.model import Span, ToolCall
+from evaluators.request import EvaluationRequest
+from evaluators.textview import Folded, fold
+
+StepsAbsence = Literal["none", "empty", "spans_without_tool"]
+TOOL_TEXT_CAP = 262_144
+
+# GenAI attribute precedence for TOOL spans (SPEC §7.17), as tables.
+_SPAN_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "tool_call.function.name", "traceloop.entity.name", "ai.toolCall.name")
+_SPAN_ARGS_KEYS = ("gen_ai.tool.call.arguments", "tool_call.function.arguments", "input.value", "traceloop.entity.input", "ai.toolCall.args")
+_SPAN_RESULT_KEYS = ("gen_ai.tool.call.result", "tool_call.function.output", "output.value", "traceloop.entity.output", "ai.toolCall.result")
+_SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One tool step, from a ToolCall or a TOOL span."""
+
+    index: int
+    name: str
+    input: Any
+    output: Any
+    error: str | None
+    started_at: str | None = None
+    cost_usd: float | None = None
+
+    @property
+    def output_text(self) -> str:
+        return as_text(self.output)
+
+    @property
+    def input_text(self) -> str:
+        return as_text(self.input)
+
+
+def as_text(value: Any) -> str:
+    """Stable text form of a JSON-ish value, capped (tool data is untrusted)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value[:TOOL_TEXT_CAP]
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)[:TOOL_TEXT_CAP]
+    except (TypeError, ValueError):
+        return str(value)[:TOOL_TEXT_CAP]
+
+
+def _parse_json_maybe(v: Any) -> Any:
+    if isinstance(v, str) and v[:1] in "{[":
+        try:
+            return json.loads(v)
+        except ValueError:
+            return v
+    return v
+
+
+def _first(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for k in keys:
+        if k in attrs and attrs[k] is not None:
+            return attrs[k]
+    return None
+
+
+def step_from_span(index: int, span: Span) -> Step:
+    a = span.attributes
+    args = _parse_json_maybe(_first(a, _SPAN_ARGS_KEYS))
+    if isinstance(args, dict) and set(args) == {"kwargs"} and isinstance(args["kwargs"], dict):
+        args = args["kwargs"]
+    error = None
+    if span.status_code == "ERROR":
+        error = span.status_message or "span status ERROR"
+    return Step(
+        index=index,
+        name=str(_first(a, _SPAN_NAME_KEYS) or span.name),
+        input=args,
+        output=_parse_json_maybe(_first(a, _SPAN_RESULT_KEYS)),
+        error=error,
+        started_at=span.start_time,
+    )
+
+
+def step_from_call(index: int, call: ToolCall) -> Step:
+    return Step(index, call.tool_name, call.input, call.output, call.error, call.started_at, call.cost_usd)
+
+
+class EvalContext:
+    """Everything a rule may read about one evaluation."""
+
+    def __init__(self, request: EvaluationRequest, config: EngineConfig) -> None:
+        self.request = request
+        self.config = config
+        self.output: str = request.output or ""
+        self.input: str | None = request.input
+        self._folds: dict[str, Folded] = {}
+
+    # -- text views -------------------------------------------------------
+    def folded(self, source: str, raw: str) -> Folded:
+        """Normalise ``raw`` once per evaluation, keyed by its source name."""
+        f = self._folds.get(source)
+        if f is None:
+            f = fold(raw)
+            self._folds[source] = f
+        return f
+
+    @cached_property
+    def output_folded(self) -> Folded:
+        return self.folded("output", self.output)
+
+    @cached_property
+    def input_folded(self) -> Folded | None:
+        return self.folded("input", self.input) if self.input else None
+
+    @cached_property
+    def output_lower(self) -> str:
+        return self.output.lower()
+
+    @cached_property
+    def input_terms(self) -> list[str]:
+        return content_terms(self.input or "")
+
+    @cached_property
+    def output_terms(self) -> list[str]:
+        return content_terms(self.output)
+
+    # -- presence of inputs (SPEC §3.9) -----------------------------------
+    def has(self, need: str) -> bool:
+        r = self.request
+        if need == "output":
+            return r.output is not None
+        if need == "input":
+            return bool(r.input and r.input.strip())
+        if need == "expected":
+            return bool(r.expected and r.expected.strip())
+        if need == "expected_trajectory":
+            return r.expected_trajectory is not None
+        if need == "tool_calls":
+            return bool(self.steps)
+        if need == "tool_outputs":
+            return any(s.output is not None for s in self.steps)
+        if need == "tools_catalogue":
+            return bool(r.tools)
+        if need == "cost":
+            return r.cost_usd is not None
+        if need == "tokens":
+            u = r.token_usage
+            return bool(u and u.prompt_tokens is not None and u.completion_tokens is not None)
+        return False
+
+    @cached_property
+    def inputs_present(self) -> dict[str, bool]:
+        from evaluators.config import NEEDS
+
+        return {n: self.has(n) for n in NEEDS}
+
+    # -- steps (SPEC §3.2) ------------------------------------------------
+    @cached_property
+    def steps(self) -> tuple[Step, ...]:
+        r = self.request
+        if r.tool_calls is not None:
+            return tuple(step_from_call(i, c) for i, c in enumerate(r.tool_calls))
+        tool_spans = [s for s in r.spans if s.kind == "TOOL"]
+        return tuple(step_from_span(i, s) for i, s in enumerate(tool_spans))
+
+    @cached_property
+    def steps_absence(self) -> StepsAbsence | None:
+        r = self.request
+        if self.steps:
+            return None
+        if r.tool_calls is not None:
+            return "empty"
+        if r.spans:
+            return "spans_without_tool"
+        return "none"
+
+    def steps_skip_reason(self) -> str:
+        return {
+            "none": "no tool calls or spans were supplied",
+            "empty": "tool_calls was empty: the agent made no calls",
+            "spans_without_tool": "spans were supplied but none is a TOOL span",
+            None: "",
+        }[self.steps_absence]
+
+    # -- thresholds ---------------------------------------------------------
+    def threshold(self, key: str) -> tuple[Any, str]:
+        """Value and provenance: call beats config beats the shipped default."""
+        key = THRESHOLD_ALIASES.get(key, key)
+        spec = THRESHOLDS[key]
+        cc = self.request.custom_config
+        for name in (key, *[a for a, k in THRESHOLD_ALIASES.items() if k == key]):
+            if name in cc:
+                parsed = spec.parse(cc[name])
+                if parsed is not None:
+                    return parsed, "call"
+        conf = self.config.threshold(key)
+        if conf is not None and conf[0] is not None:
+            return conf
+        return spec.default, "default"

@@ -1,0 +1,1 @@
+"""Lexical helpers shared by the relevance and completeness rules."""

@@ -1,0 +1,84 @@
+"""The one content-term tokenizer the relevance rules share (SPEC §8.11).
+
+Stopwords, request verbs and deliverable-form words are not terms; code
+identifiers and paths are split into words; numbers and fenced code are
+neutral; a light stemmer folds inflections so "purge/purged/purging" and
+"evaluate/evaluation/evaluator" meet.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+STOPWORDS: frozenset[str] = frozenset(
+    ["a", "an", "the", "and", "or", "but", "nor", "so", "yet", "if", "then", "else", "than", "that", "this", "these", "those", "there", "here", "i", "me", "my", "mine", "we", "us", "our", "ours", "you", "your", "yours", "he", "him", "his", "she", "her", "hers", "it", "its", "they", "them", "their", "theirs", "is", "am", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "ought", "not", "no", "yes", "too", "very", "just", "also", "only", "even", "still", "such", "same", "other", "of", "in", "on", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "out", "off", "over", "under", "again", "further", "once", "all", "any", "both", "each", "few", "more", "most", "some", "own", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whether", "while", "until", "because", "as", "per", "via", "please", "thanks", "thank", "hi", "hello", "hey", "ok", "okay", "sure", "let", "lets", "let's", "i'm", "i've", "i'd", "you're", "it's", "don't", "can't", "what's", "how's", "that's", "there's", "isn't", "aren't", "doesn't", "didn't", "won't", "wouldn't", "shouldn't", "couldn't", "explain", "explaining", "describe", "summarise", "summarize", "summary", "tell", "show", "give", "list", "provide", "write", "help", "want", "need", "know", "like", "get", "got", "make", "use", "using", "used", "something", "anything", "everything", "nothing", "paragraph", "paragraphs", "bullet", "bullets", "bulleted", "point", "points", "sentence", "sentences", "word", "words", "brief", "briefly", "short", "quick", "quickly", "detail", "details", "detailed", "answer", "question", "questions", "reply", "respond", "response", "one", "two", "three", "four", "five", "first", "second", "third", "then", "next", "finally", "now", "new", "way", "ways", "thing", "things", "into", "onto", "upon", "within", "without", "across", "along", "around", "among", "etc", "e.g", "i.e", "really", "much", "many", "well"]
+)
+
+_SUFFIXES: tuple[str, ...] = (
+    "ational", "ations", "ation", "ators", "ator", "ities", "ity", "ingly", "ings", "ing",
+    "ments", "ment", "ness", "ions", "ion", "ers", "er", "ies", "ied", "ed", "es", "ly", "s",
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Fold common English inflections; deliberately light and predictable."""
+    w = word.lower()
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            w = w[: -len(suf)]
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    return w
+
+
+def strip_fences(text: str) -> str:
+    """Fenced code is neutral for relevance; drop it."""
+    return _FENCE.sub(" ", text) if "```" in text else text
+
+
+def words(text: str) -> list[str]:
+    """Split text (and code identifiers inside it) into lowercase words."""
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        tok = m.group(0).strip("'")
+        if not tok:
+            continue
+        if any(c.isupper() for c in tok[1:]) or any(c.isdigit() for c in tok):
+            out.extend(p.lower() for p in _CAMEL.findall(tok) if not p.isdigit())
+        else:
+            out.append(tok.lower())
+    return out
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content terms in order (duplicates kept)."""
+    return [stem(w) for w in words(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS]
+
+
+def term_set(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+def plain_tokens(text: str) -> list[str]:
+    """Lowercase alphanumeric runs by a character loop — no regex, so it is
+    safe on attacker-controlled tool results (linear, no backtracking)."""
+    out: list[str] = []
+    cur: list[str] = []
+    for ch in text.lower():
+        if ch.isalnum():
+            cur.append(ch)
+        elif cur:
+            out.append("".join(cur))
+            cur = []
+    if cur:
+        out.append("".join(cur))
+    return out

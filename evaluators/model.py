@@ -1,0 +1,116 @@
+"""The agent-trace model the engine reads.
+
+These plain dataclasses are the contract between the doors that capture a run
+(native ingest, OTLP receivers, the CLI) and the engine that judges it. They
+carry no behaviour and import nothing beyond the standard library, so
+``evaluators`` stays usable as a library on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SpanKind = Literal["INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER", "LLM", "TOOL"]
+StatusCode = Literal["UNSET", "OK", "ERROR"]
+TrajectoryMode = Literal["strict", "unordered", "subset", "superset", "ordered_subset"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the agent made, in call order (SPEC §3.2 ToolCall)."""
+
+    tool_name: str
+    input: Any = None
+    output: Any = None
+    latency_ms: float | None = None
+    error: str | None = None
+    cost_usd: float | None = None
+    started_at: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUsage:
+    """Token counts; any of them may be unknown."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SpanEvent:
+    name: str
+    timestamp: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A span as the trajectory rules see it (SPEC §3.2 Span)."""
+
+    name: str
+    span_id: str | None = None
+    parent_span_id: str | None = None
+    kind: SpanKind = "INTERNAL"
+    status_code: StatusCode = "UNSET"
+    status_message: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: tuple[SpanEvent, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedToolCall:
+    tool_name: str
+    input: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedTrajectory:
+    """What the caller expected the agent to call (SPEC §3.3)."""
+
+    tool_calls: tuple[ExpectedToolCall, ...] = ()
+    mode: TrajectoryMode = "ordered_subset"
+    args: Literal["exact", "subset"] = "subset"
+    step_budget: int | None = None
+    tolerance: float = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """One entry of the tools catalogue (an MCP ``tools/list`` item)."""
+
+    name: str
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class AgentTrace:
+    """One agent execution: what the engine judges and what storage keeps.
+
+    ``tool_calls`` is ``None`` when the caller sent none (the trajectory rules
+    then look at TOOL spans) and ``()`` when the caller said "no calls".
+    """
+
+    agent_name: str
+    framework: str | None = None
+    input: str | None = None
+    output: str | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None
+    latency_ms: float | None = None
+    token_usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    cost_source: Literal["reported", "estimated"] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    spans: tuple[Span, ...] = ()
+    tools: tuple[ToolDef, ...] | None = None
+    run: str | None = None
+    case_key: str | None = None
+    session_id: str | None = None
+    expected_trajectory: ExpectedTrajectory | None = None
+    timestamp: str | None = None

@@ -1,0 +1,1 @@
+"""Proof harness: measure every rule on a labelled corpus and publish figures."""

@@ -1,0 +1,1 @@
+"""Built-in rules, one module per bundle, registered in :mod:`.registry`."""

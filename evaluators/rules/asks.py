@@ -1,0 +1,115 @@
+"""Declared parts of an ask (SPEC §8.7): bullets, enumerations, ordinal words.
+
+Only declared structure splits an ask; a bare "and" or a full stop never does,
+because prose requests are whole and splitting them invents parts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evaluators.lexical.terms import STOPWORDS, stem, words
+
+_BULLET = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)]|[a-zA-Z][.)])[ \t]+(.+?)[ \t]*$", re.M)
+_ENUM = re.compile(r"(?:\((\d{1,2}|[a-z]|[ivx]{1,4})\)|(?<![\w(])(\d{1,2}|[a-z])\))\s+")
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "finally", "lastly", "then")
+_ORD_RE = re.compile(r"\b(first|second|third|fourth|fifth|finally|lastly)\b[,:]?\s*", re.I)
+MANNER_WORDS = frozenset(
+    ["cite", "source", "sources", "point", "points", "spec", "example", "examples", "format", "tone", "style", "brief", "concise", "short", "long", "plain", "simple", "clear", "markdown", "bullet"]
+)
+_MANNER_CLAUSE = re.compile(r"^\s*(?:answer|respond|reply)\s+(?:from|in|with|using)\b|^\s*keep\s+it\b|^\s*(?:be|use)\s+(?:brief|concise|plain)", re.I)
+PRODUCE_VERBS = frozenset(["draft", "write", "summarise", "summarize", "compose", "rewrite", "translate", "outline"])
+
+
+@dataclass(frozen=True, slots=True)
+class AskPart:
+    text: str
+    start: int
+    end: int
+    marker: str | None  # "1", "a", "first" … used for ordinal mirroring
+
+
+def _part_terms(text: str) -> list[str]:
+    return [w for w in words(text) if len(w) > 2 and w not in STOPWORDS]
+
+
+def split_ask(ask: str) -> list[AskPart]:
+    """Return declared parts, or ``[]`` when the ask declares none."""
+    bullets = list(_BULLET.finditer(ask))
+    if len(bullets) >= 2:
+        return [AskPart(m.group(1), m.start(1), m.end(1), _marker_of(m.group(0))) for m in bullets]
+    enums = list(_ENUM.finditer(ask))
+    if len(enums) >= 2 and _ascending([e.group(1) or e.group(2) for e in enums]):
+        parts: list[AskPart] = []
+        for i, m in enumerate(enums):
+            end = enums[i + 1].start() if i + 1 < len(enums) else len(ask)
+            seg = ask[m.end() : end]
+            seg_stripped = re.sub(r"[\s,;]*(?:and|or)?\s*$", "", seg.rstrip(" .?!\n"))
+            parts.append(AskPart(seg_stripped, m.end(), m.end() + len(seg_stripped), (m.group(1) or m.group(2)).lower()))
+        return parts
+    ords = list(_ORD_RE.finditer(ask))
+    if len(ords) >= 2:
+        parts = []
+        for i, m in enumerate(ords):
+            end = ords[i + 1].start() if i + 1 < len(ords) else len(ask)
+            seg = ask[m.end() : end].rstrip(" .?!\n,;")
+            parts.append(AskPart(seg, m.end(), m.end() + len(seg), m.group(1).lower()))
+        return parts
+    return []
+
+
+def _marker_of(bullet_line: str) -> str | None:
+    m = re.match(r"\s*(\d{1,2}|[a-zA-Z])[.)]", bullet_line)
+    return m.group(1).lower() if m else None
+
+
+def _ascending(markers: list[str]) -> bool:
+    vals: list[int] = []
+    for mk in markers:
+        mk = mk.lower()
+        if mk.isdigit():
+            vals.append(int(mk))
+        elif len(mk) == 1:
+            vals.append(ord(mk) - 96)
+        else:
+            vals.append({"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}.get(mk, 0))
+    return all(b == a + 1 for a, b in zip(vals, vals[1:], strict=False)) and vals[0] == 1
+
+
+def measurable(part: AskPart) -> bool:
+    if _MANNER_CLAUSE.search(part.text):
+        return False
+    terms = _part_terms(part.text)
+    if len(set(terms)) < 2:
+        return False
+    return any(t not in MANNER_WORDS for t in terms)
+
+
+_ORD_WORD = {"1": "first", "2": "second", "3": "third", "4": "fourth", "5": "fifth"}
+_LETTER_NUM = {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
+
+
+def mirrors_marker(marker: str | None, output: str) -> bool:
+    """The output repeats the part's numbering ("(2)", "2.", "Second,")."""
+    if not marker:
+        return False
+    if marker in _ORDINALS:
+        return re.search(rf"\b{marker}\b", output, re.I) is not None
+    esc = re.escape(marker)
+    if re.search(rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M):
+        return True
+    word = _ORD_WORD.get(_LETTER_NUM.get(marker, marker))
+    return bool(word and re.search(rf"^\W*{word}\b", output, re.I | re.M))
+
+
+def engaged_terms(part_terms: list[str], out_words: set[str], out_stems: set[str], out_prefixes: set[str]) -> int:
+    hit = 0
+    for t in set(part_terms):
+        if t in out_words or stem(t) in out_stems or (len(t) >= 4 and t[:4] in out_prefixes):
+            hit += 1
+    return hit
+
+
+def is_produce(part: AskPart) -> bool:
+    return any(w in PRODUCE_VERBS for w in words(part.text)[:3])

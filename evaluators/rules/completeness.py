@@ -1,0 +1,386 @@
+"""Completeness bundle: length, emptiness, sentences, coverage, trajectory shape."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jsonschema
+
+from evaluators.context import EvalContext, Step
+from evaluators.lexical.sentences import split_sentences
+from evaluators.lexical.terms import STOPWORDS, stem, words
+from evaluators.rules import asks
+from evaluators.rules.base import Outcome, count, pattern, ratio_score, skip, span, tool_call
+
+
+def min_output_length(ctx: EvalContext) -> Outcome:
+    minimum, src = ctx.threshold("min_output_length")
+    n = len(ctx.output)
+    ok = n >= minimum
+    return Outcome(
+        passed=ok,
+        score=1.0 if ok else ratio_score(n, minimum),
+        message=f"Output is {n} characters ({'≥' if ok else '<'} {minimum}).",
+        evidence=[count("length", "chars", n, minimum, src)],
+        value={"stat": "length", "unit": "chars", "value": n},
+        saw=("output",),
+        asked=src != "default",
+    )
+
+
+def non_empty_output(ctx: EvalContext) -> Outcome:
+    n = len(ctx.output.strip())
+    ok = n > 0
+    return Outcome(
+        passed=ok,
+        score=1.0 if ok else 0.0,
+        message="Output is non-empty." if ok else "Output is empty or whitespace only.",
+        evidence=[count("trimmed_length", "chars", n)],
+        value={"stat": "trimmed_length", "unit": "chars", "value": n},
+        saw=("output",),
+    )
+
+
+def sentence_count(ctx: EvalContext) -> Outcome:
+    minimum, src = ctx.threshold("min_sentences")
+    n = len(split_sentences(ctx.output))
+    ok = n >= minimum
+    return Outcome(
+        passed=ok,
+        score=1.0 if ok else ratio_score(n, minimum),
+        message=f"{n} sentence(s) ({'≥' if ok else '<'} {minimum}).",
+        evidence=[count("sentences", "sentences", n, minimum, src)],
+        value={"stat": "sentences", "unit": "sentences", "value": n},
+        saw=("output",),
+        asked=src != "default",
+    )
+
+
+_SIMPLE_TERM = re.compile(r"\w+")
+
+
+def expected_coverage(ctx: EvalContext) -> Outcome:
+    expected = ctx.request.expected or ""
+    terms = {t for t in _SIMPLE_TERM.findall(expected.lower()) if len(t) > 2}
+    if not terms:
+        return Outcome(True, 1.0, "Expected text has no qualifying term.", saw=("output", "expected"))
+    out_terms = set(_SIMPLE_TERM.findall(ctx.output_lower))
+    found = len(terms & out_terms)
+    ratio = found / len(terms)
+    ok = ratio >= 0.5
+    return Outcome(
+        passed=ok,
+        score=ratio,
+        message=f"{found}/{len(terms)} expected terms present ({ratio:.0%}).",
+        evidence=[count("expected_terms_covered", "ratio", round(ratio, 4), 0.5, "rule")],
+        value={"stat": "expected_terms_covered", "unit": "ratio", "value": round(ratio, 4)},
+        saw=("output", "expected"),
+        asked=True,
+    )
+
+
+def ask_coverage(ctx: EvalContext) -> Outcome:
+    ask = ctx.input or ""
+    if not ctx.output.strip():
+        return skip("empty output (non_empty_output judges it)", saw=("output", "input"))
+    if len(ask) > 1500:
+        return skip("input longer than 1500 characters reads as source material, not an ask", saw=("input",))
+    parts = asks.split_ask(ask)
+    meas = [p for p in parts if asks.measurable(p)]
+    if len(meas) < 2:
+        return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
+    out_words = set(words(ctx.output))
+    out_stems = {stem(w) for w in out_words}
+    out_prefixes = {w[:4] for w in out_words if len(w) >= 4}
+    n_out_words = len(ctx.output.split())
+    tool_words: set[str] = set()
+    for st in ctx.steps:
+        tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
+    tool_stems = {stem(w) for w in tool_words}
+    tool_prefixes = {w[:4] for w in tool_words if len(w) >= 4}
+    uncovered: list[asks.AskPart] = []
+    by_tool = 0
+    for p in meas:
+        terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
+        if asks.engaged_terms(terms, out_words, out_stems, out_prefixes) >= 2:
+            continue
+        if asks.mirrors_marker(p.marker, ctx.output):
+            continue
+        if asks.is_produce(p) and n_out_words >= 40:
+            continue
+        if tool_words and asks.engaged_terms(terms, tool_words, tool_stems, tool_prefixes) >= 2:
+            by_tool += 1
+            continue
+        uncovered.append(p)
+    covered = len(meas) - len(uncovered)
+    ev: list[dict[str, Any]] = [
+        count("uncovered_ask_parts", "parts", len(uncovered), 0, "rule"),
+        count("measurable_ask_parts", "parts", len(meas)),
+        count("ask_parts", "parts", len(parts)),
+        count("ask_parts_covered_by_tool_call", "parts", by_tool),
+    ]
+    ev += [span("input", p.start, p.end, "uncovered ask part") for p in uncovered[:2]]
+    saw = ("output", "input", "tool_calls") if ctx.steps else ("output", "input")
+    if uncovered:
+        names = "; ".join(f'"{p.text[:60]}"' for p in uncovered[:2])
+        return Outcome(False, covered / len(meas), f"{len(uncovered)} of {len(meas)} declared ask parts unanswered: {names}.", ev, saw=saw)
+    return Outcome(True, 1.0, f"All {len(meas)} declared ask parts are addressed.", ev, saw=saw)
+
+
+# --- says_something --------------------------------------------------------
+_ARTEFACTS = frozenset({"null", "undefined", "nil", "nan", "[object object]", "<empty>", "<none>", "(empty)", "(none)", "none"})
+_LOREM = frozenset(["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna", "aliqua"])
+_ACK = frozenset(["done", "ok", "okay", "completed", "complete", "successfully", "success", "finished", "sure", "will", "do", "got", "it", "noted", "all", "set", "yes", "acknowledged", "updated", "handled", "fixed"])
+_INFO_WORDS = frozenset(["what", "which", "who", "when", "where", "why", "how", "explain", "describe", "list", "summarise", "summarize", "compare", "tell", "show", "give"])
+_REFUSAL = re.compile(r"\b(?:i\s+(?:can(?:not|'t)|won't|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable))\s+(?:help|assist|do|provide|comply|answer)|i\s+(?:must|have\s+to)\s+decline|(?:sorry|unfortunately),?\s+(?:but\s+)?i\s+(?:can(?:not|'t)|am\s+unable))", re.I)
+_AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I)
+
+
+def _sentence_repetition(text: str) -> tuple[str, int] | None:
+    body = re.sub(r"```.*?(?:```|\Z)", " ", text[:2_000_000], flags=re.S)
+    sents = [body[s:e].strip().lower() for s, e in split_sentences(body)]
+    counts: dict[str, int] = {}
+    for s in sents:
+        if len(s.split()) >= 3:
+            counts[s] = counts.get(s, 0) + 1
+    if not counts:
+        return None
+    best, n = max(counts.items(), key=lambda kv: kv[1])
+    nonws = len(re.sub(r"\s", "", body)) or 1
+    if n >= 5 and len(re.sub(r"\s", "", best)) * n >= 0.5 * nonws:
+        return best, n
+    return None
+
+
+def says_something(ctx: EvalContext) -> Outcome:
+    out = ctx.output
+    stripped = out.strip()
+    if not stripped:
+        return skip("empty output (non_empty_output judges it)", saw=("output",))
+    ask = ctx.input or ""
+    whole = span("output", len(out) - len(out.lstrip()), len(out.rstrip()), "the whole output")
+    shape: str | None = None
+    low = stripped.lower()
+    toks = re.findall(r"[a-z']+", low)
+    if not re.search(r"\w", stripped) or low in _ARTEFACTS or (toks and sum(t in _LOREM for t in toks) / len(toks) >= 0.5):
+        shape = "placeholder"
+    ask_terms = [w for w in words(ask) if len(w) > 2 and w not in STOPWORDS]
+    ask_needs_more = len(set(ask_terms)) >= 2 and not re.match(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", ask, re.I)
+    if shape is None and toks and len(toks) <= 12 and all(t in _ACK for t in toks) and ask_needs_more:
+        asks_info = any(w in _INFO_WORDS for w in words(ask)) or ask.rstrip().endswith("?")
+        zero_calls = ctx.request.tool_calls is not None and not ctx.steps
+        writes = bool(re.search(r"\b(?:write|draft|compose|create|generate)\b", ask, re.I)) and not ctx.steps
+        if asks_info or writes or zero_calls:
+            shape = "acknowledgement"
+    if shape is None:
+        body = _AI_PREAMBLE.sub("", stripped)
+        if len(body.split()) <= 24 and _REFUSAL.search(body):
+            blocked = ctx.threshold("blocklist")[0]
+            if not any(p.lower() in ask.lower() for p in blocked):
+                shape = "refusal"
+    if shape is None and ask.strip() and len(ask.strip()) >= 20:
+        a = " ".join(ask.lower().split())
+        o = " ".join(low.split())
+        if a in o and len(o) <= 1.2 * len(a):
+            shape = "echo"
+    rep = None if shape else _sentence_repetition(out)
+    if rep:
+        shape = "repetition"
+    saw = tuple(n for n in ("output", "input", "tool_calls") if ctx.has(n) or n == "output")
+    if shape is None:
+        return Outcome(True, 1.0, "The output says something.", saw=saw)
+    ev = [pattern(shape, 1)]
+    if shape != "repetition":
+        ev.append(whole)
+    return Outcome(False, 0.0, f"The output says nothing ({shape}).", ev, saw=saw)
+
+
+# --- tool_sequence ---------------------------------------------------------
+def norm_input(value: Any) -> str:
+    """The loop key's input normalisation: sorted keys, collapsed whitespace, 500 cap."""
+    if value is None:
+        return "\x00none"
+    if isinstance(value, str):
+        s = value
+    else:
+        s = json.dumps(_drop_none(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    s = " ".join(s.split())
+    return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
+
+
+def _drop_none(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _drop_none(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_drop_none(x) for x in v]
+    return v
+
+
+def _subset_match(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and _subset_match(v, actual[k]) for k, v in expected.items())
+    return bool(expected == actual)
+
+
+def _matches(exp_name: str, exp_input: Any, step: Step, args_mode: str) -> bool:
+    if exp_name != step.name:
+        return False
+    if exp_input is None:
+        return True
+    actual = step.input
+    if isinstance(actual, str) and actual[:1] == "{":
+        try:
+            actual = json.loads(actual)
+        except ValueError:
+            pass
+    if args_mode == "exact":
+        return norm_input(exp_input) == norm_input(actual)
+    return _subset_match(exp_input, actual)
+
+
+def _one_to_one(expected: list[tuple[str, Any]], steps: tuple[Step, ...], args_mode: str) -> tuple[int, set[int]]:
+    order = sorted(range(len(expected)), key=lambda i: expected[i][1] is None)
+    used: set[int] = set()
+    matched = 0
+    for i in order:
+        name, inp = expected[i]
+        for st in steps:
+            if st.index not in used and _matches(name, inp, st, args_mode):
+                used.add(st.index)
+                matched += 1
+                break
+    return matched, used
+
+
+def tool_sequence(ctx: EvalContext) -> Outcome:
+    traj = ctx.request.expected_trajectory
+    assert traj is not None
+    expected = [(c.tool_name, c.input) for c in traj.tool_calls]
+    if not expected:
+        return skip("the expected trajectory lists no tool calls", lacked=("expected_trajectory",))
+    steps = ctx.steps
+    mode = traj.mode
+    am = traj.args
+    extras: list[Step] = []
+    problem = ""
+    if mode == "strict":
+        matched = 0
+        for i, (name, inp) in enumerate(expected):
+            if i < len(steps) and _matches(name, inp, steps[i], am):
+                matched += 1
+            elif not problem:
+                problem = f"position {i}: expected {name}, got {steps[i].name if i < len(steps) else 'nothing'}"
+        extras = list(steps[len(expected):])
+        ok = matched == len(expected) and not extras
+        if extras and not problem:
+            problem = f"extra call {extras[0].name} at position {extras[0].index}"
+    elif mode == "unordered":
+        matched, used = _one_to_one(expected, steps, am)
+        extras = [s for s in steps if s.index not in used]
+        ok = matched == len(expected) and not extras
+    elif mode == "subset":
+        matched = sum(any(_matches(n, i, s, am) for s in steps) for n, i in expected)
+        ok = matched == len(expected)
+    elif mode == "superset":
+        extras = [s for s in steps if not any(_matches(n, i, s, am) for n, i in expected)]
+        matched = sum(any(_matches(n, i, s, am) for s in steps) for n, i in expected)
+        ok = not extras
+    else:  # ordered_subset: two-pointer subsequence
+        j = 0
+        matched = 0
+        for name, inp in expected:
+            while j < len(steps) and not _matches(name, inp, steps[j], am):
+                j += 1
+            if j < len(steps):
+                matched += 1
+                j += 1
+            else:
+                present = any(_matches(name, inp, s, am) for s in steps)
+                problem = problem or (f"{name} came out of order" if present else f"{name} never came")
+        ok = matched == len(expected)
+    score = 1.0 if ok else max(0.0, min(1.0, matched / len(expected) - (0.25 if extras else 0.0)))
+    ev: list[dict[str, Any]] = [count("expected_calls_matched", "calls", matched, len(expected), "call")]
+    ev += [tool_call(s.index, s.name, "outside the expected set") for s in extras[:10]]
+    msg = f"Trajectory satisfies {mode} ({matched}/{len(expected)} expected calls)." if ok else (
+        f"Trajectory does not satisfy {mode}: {matched}/{len(expected)} expected calls matched"
+        + (f"; {len(extras)} call(s) outside the expected set" if extras else "")
+        + (f"; {problem}" if problem else "")
+        + "."
+    )
+    return Outcome(ok, score, msg, ev, saw=("tool_calls", "expected_trajectory"), asked=True)
+
+
+# --- valid_tool_arguments -------------------------------------------------
+_VALIDATORS: dict[str, Any] = {}
+
+
+def _validator(schema: Any) -> Any:
+    key = json.dumps(schema, sort_keys=True, default=str)
+    v = _VALIDATORS.get(key)
+    if v is None:
+        if not isinstance(schema, dict):
+            raise jsonschema.SchemaError("schema is not an object")
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
+        v = cls(schema)
+        if len(_VALIDATORS) < 1024:
+            _VALIDATORS[key] = v
+    return v
+
+
+def valid_tool_arguments(ctx: EvalContext) -> Outcome:
+    if not ctx.config.validate_tool_arguments:
+        return skip("eval.validateToolArguments is false")
+    catalogue = {t.name: t for t in ctx.request.tools or ()}
+    checked = unchecked = 0
+    invalid: list[tuple[Step, str, bool]] = []  # step, reason, recoverable
+    bad_schemas: list[str] = []
+    valid_at: dict[str, list[int]] = {}
+    for st in ctx.steps:
+        tool = catalogue.get(st.name)
+        if tool is None:
+            invalid.append((st, "not_in_catalogue", False))
+            checked += 1
+            continue
+        if not tool.input_schema:
+            unchecked += 1
+            continue
+        try:
+            val = _validator(tool.input_schema)
+        except (jsonschema.SchemaError, TypeError, ValueError) as exc:
+            unchecked += 1
+            bad_schemas.append(f"{st.name}: {str(exc).splitlines()[0][:80]}")
+            continue
+        args = st.input if st.input is not None else {}
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                pass
+        err = jsonschema.exceptions.best_match(val.iter_errors(args))
+        checked += 1
+        if err is None:
+            valid_at.setdefault(st.name, []).append(st.index)
+        else:
+            path = "/" + "/".join(str(p) for p in err.absolute_path)
+            invalid.append((st, f"{path} {err.validator}", True))
+    if checked == 0:
+        if bad_schemas:
+            return skip("no call could be checked: " + "; ".join(bad_schemas[:3]), "config_invalid")
+        return skip("no call could be checked (no tool declares an inputSchema)")
+    unrecovered = [(s, r) for s, r, rec in invalid if not (rec and any(i > s.index for i in valid_at.get(s.name, [])))]
+    recovered = len(invalid) - len(unrecovered)
+    ev: list[dict[str, Any]] = [
+        count("unrecovered_invalid_calls", "calls", len(unrecovered), 0, "rule"),
+        count("calls_checked", "calls", checked),
+        count("calls_unchecked", "calls", unchecked),
+        count("retries_after_invalid_call", "calls", recovered),
+    ]
+    ev += [tool_call(s.index, s.name, r) for s, r in unrecovered[:10]]
+    score = max(0.0, 1 - len(unrecovered) / max(len(ctx.steps), 1))
+    if unrecovered:
+        s0, r0 = unrecovered[0]
+        return Outcome(False, score, f"{len(unrecovered)} invalid call(s) never recovered; first: #{s0.index} {s0.name} ({r0}).", ev, saw=("tool_calls", "tools_catalogue"))
+    return Outcome(True, 1.0, f"All {checked} checked call(s) valid or recovered ({recovered} recovered).", ev, saw=("tool_calls", "tools_catalogue"))

@@ -1,0 +1,67 @@
+"""Critical safety wrappers over the colleague's detectors (pii, injection, blocklist).
+
+The detectors return findings with RAW offsets; this module only turns them
+into results and evidence. Imports are resolved lazily so the engine keeps
+working (the rule skips as ``config_invalid``) if a detector is unavailable.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from evaluators.context import EvalContext
+from evaluators.rules.base import Outcome, pattern, skip, span
+
+_CACHE: dict[str, Any] = {}
+
+
+def _detector(module: str, attr: str) -> Callable[..., Any] | None:
+    key = f"{module}.{attr}"
+    if key not in _CACHE:
+        try:
+            _CACHE[key] = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            _CACHE[key] = None
+    fn: Callable[..., Any] | None = _CACHE[key]
+    return fn
+
+
+def _from_findings(findings: list[Any], what: str, report_text: bool = True) -> Outcome:
+    if not findings:
+        return Outcome(True, 1.0, f"No {what} found.", saw=("output",))
+    ev: list[dict[str, Any]] = []
+    kinds: dict[str, int] = {}
+    for f in findings:
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    for f in findings[:15]:
+        ev.append(span("output", int(f.start), int(f.end), str(f.kind)))
+    ev += [pattern(k, n) for k, n in sorted(kinds.items())][:5]
+    names = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items()))
+    msg = f"Found {len(findings)} {what}: {names}." if report_text else f"Found {len(findings)} {what}."
+    return Outcome(False, 0.0, msg, ev, saw=("output",))
+
+
+def no_pii(ctx: EvalContext) -> Outcome:
+    fn = _detector("evaluators.detectors.pii", "find_pii")
+    if fn is None:
+        return skip("the PII detector is not installed", "config_invalid")
+    return _from_findings(list(fn(ctx.output)), "personal-data or credential match(es)")
+
+
+def no_injection_patterns(ctx: EvalContext) -> Outcome:
+    fn = _detector("evaluators.detectors.injection", "find_injection")
+    if fn is None:
+        return skip("the injection detector is not installed", "config_invalid")
+    return _from_findings(list(fn(ctx.output)), "injection-shaped pattern(s)")
+
+
+def no_blocklist_words(ctx: EvalContext) -> Outcome:
+    fn = _detector("evaluators.detectors.blocklist", "find_blocklist")
+    if fn is None:
+        return skip("the blocklist detector is not installed", "config_invalid")
+    phrases, src = ctx.threshold("blocklist")
+    out = _from_findings(list(fn(ctx.output, list(phrases))), "blocklisted phrase(s)", report_text=False)
+    out.asked = src != "default"
+    return out

@@ -1,0 +1,182 @@
+"""Relevance bundle: lexical measurements of whether the output is on the ask."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evaluators.context import EvalContext
+from evaluators.lexical.sentences import split_sentences
+from evaluators.lexical.terms import content_terms, strip_fences
+from evaluators.rules.base import Outcome, count, skip
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Overlap:
+    ratio: float
+    found: int
+    total: int
+
+
+def overlap(ctx: EvalContext) -> Overlap | None:
+    ask = set(ctx.input_terms)
+    if not ask:
+        return None
+    out = set(ctx.output_terms)
+    found = len(ask & out)
+    return Overlap(found / len(ask), found, len(ask))
+
+
+def keyword_overlap(ctx: EvalContext) -> Outcome:
+    thr, src = ctx.threshold("keyword_overlap")
+    ov = overlap(ctx)
+    if ov is None:
+        return Outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
+    ok = ov.ratio >= thr
+    return Outcome(
+        passed=ok,
+        score=min(2 * ov.ratio, 1.0),
+        message=f"{ov.found}/{ov.total} of the input's content terms appear in the output ({ov.ratio:.0%}).",
+        evidence=[count("input_terms_in_output", "ratio", round(ov.ratio, 4), thr, src)],
+        value={"stat": "input_terms_in_output", "unit": "ratio", "value": round(ov.ratio, 4)},
+        saw=("output", "input"),
+        asked=src != "default",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Continuity:
+    ratio: float
+    connected: int
+    total: int
+
+
+def _units(text: str) -> list[str]:
+    """Sentences, with list items folded under the sentence introducing them."""
+    body = strip_fences(text)
+    units: list[str] = []
+    for block in re.split(r"\n", body):
+        if not block.strip():
+            continue
+        if _LIST_ITEM.match(block) and units:
+            units[-1] += " " + block
+            continue
+        for s, e in split_sentences(block):
+            units.append(block[s:e])
+    return units
+
+
+def continuity(ctx: EvalContext) -> Continuity | str:
+    """Share of content sentences connected to the ask's topic, or a skip reason."""
+    min_words, _ = ctx.threshold("topic_consistency_min_words")
+    if len([w for w in re.findall(r"[A-Za-z]+", strip_fences(ctx.output)) if len(w) >= 4]) < min_words:
+        return f"the output has fewer than {min_words} words of four or more letters"
+    topic = set(ctx.input_terms)
+    if not topic:
+        return "the input has no content terms"
+    total = connected = 0
+    for unit in _units(ctx.output):
+        terms = set(content_terms(unit))
+        if not terms:
+            continue
+        total += 1
+        if terms & topic:
+            connected += 1
+            topic |= terms
+    if total == 0:
+        return "the output has no content-bearing sentence"
+    return Continuity(connected / total, connected, total)
+
+
+def topic_consistency(ctx: EvalContext) -> Outcome:
+    thr, src = ctx.threshold("topic_consistency")
+    c = continuity(ctx)
+    if isinstance(c, str):
+        out = skip(c, saw=("output", "input"))
+        out.passed = True  # benefit of the doubt, still reported as skipped
+        return out
+    ok = c.ratio >= thr - 1e-9
+    return Outcome(
+        passed=ok,
+        score=min(1.5 * c.ratio, 1.0),
+        message=f"{c.connected}/{c.total} content sentences connect to the ask's topic ({c.ratio:.0%}).",
+        evidence=[count("connected_sentences", "ratio", round(c.ratio, 4), round(thr, 4), src)],
+        value={"stat": "connected_sentences", "unit": "ratio", "value": round(c.ratio, 4)},
+        saw=("output", "input"),
+        asked=src != "default",
+    )
+
+
+_REFUSAL = re.compile(
+    r"\b(?:i\s*(?:can(?:not|'t)|won't|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable|sorry))\b|i\s+(?:must|have\s+to)\s+decline|unable\s+to\s+(?:help|assist))",
+    re.I,
+)
+
+
+def answers_the_ask(ctx: EvalContext) -> Outcome:
+    ask_terms = set(ctx.input_terms)
+    if len(ask_terms) < 2:
+        return skip("the ask has fewer than two content terms", saw=("output", "input"))
+    kw_thr, kw_src = ctx.threshold("keyword_overlap")
+    tc_thr, tc_src = ctx.threshold("topic_consistency")
+    asked = kw_src != "default" or tc_src != "default"
+    src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
+    out_words = ctx.output.split()
+    if len(out_words) <= 25 and _REFUSAL.search(ctx.output):
+        return Outcome(False, 0.0, "The output is a bare refusal.", [count("refusal", "flag", 1, 0, src)], saw=("output", "input"), asked=asked)
+    out_terms = set(ctx.output_terms)
+    ask_len = len((ctx.input or "").strip())
+    if out_terms and out_terms <= ask_terms and len(ctx.output.strip()) <= 1.2 * ask_len:
+        return Outcome(False, 0.0, "The output hands the ask back.", [count("ask_handed_back", "flag", 1, 0, src)], saw=("output", "input"), asked=asked)
+    ov = overlap(ctx)
+    c = continuity(ctx)
+    if ov is None or isinstance(c, str):
+        return skip(f"a relevance measurement skipped: {c if isinstance(c, str) else 'no ask terms'}", saw=("output", "input"))
+    kw_fail = ov.ratio < kw_thr
+    tc_fail = c.ratio < tc_thr - 1e-9
+    ev = [
+        count("input_terms_in_output", "ratio", round(ov.ratio, 4), kw_thr, kw_src),
+        count("connected_sentences", "ratio", round(c.ratio, 4), round(tc_thr, 4), tc_src),
+    ]
+    if kw_fail and tc_fail:
+        return Outcome(False, min(2 * ov.ratio, 1.5 * c.ratio, 1.0), f"Off the ask: {ov.ratio:.0%} of its terms used and {c.ratio:.0%} of sentences connect.", ev, saw=("output", "input"), asked=asked)
+    return Outcome(True, 1.0, "The output addresses the ask (at least one relevance measurement passes).", ev, saw=("output", "input"), asked=asked)
+
+
+def _tool_terms(name: str, description: str | None, schema: object) -> set[str]:
+    text = f"{name} {description or ''}"
+    if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+        text += " " + " ".join(schema["properties"].keys())
+    return set(content_terms(text))
+
+
+def tool_choice(ctx: EvalContext) -> Outcome:
+    ask = set(ctx.input_terms)
+    if len(ask) < 2:
+        return skip("the ask has fewer than two content terms", saw=("input",))
+    called = {s.name for s in ctx.steps}
+    terms = {t.name: _tool_terms(t.name, t.description, t.input_schema) for t in ctx.request.tools or ()}
+    union: set[str] = set()
+    for name in called:
+        union |= terms.get(name, set(content_terms(name)))
+    fit_called = len(ask & union) / len(ask)
+    best_name, best_fit = "", 0.0
+    for name, tt in terms.items():
+        if name in called:
+            continue
+        f = len(ask & tt) / len(ask)
+        if f > best_fit:
+            best_name, best_fit = name, f
+    ev = [count("best_uncalled_fit", "ratio", round(best_fit, 4), 0.5, "rule"), count("called_fit", "ratio", round(fit_called, 4))]
+    saw = ("input", "tool_calls", "tools_catalogue")
+    if best_name and best_fit >= 0.5 and best_fit - fit_called >= 0.34:
+        return Outcome(
+            False,
+            max(0.0, 1 - (best_fit - fit_called)),
+            f"{best_name} fits the ask ({best_fit:.0%}) far better than the called tools {sorted(called)} ({fit_called:.0%}).",
+            ev,
+            saw=saw,
+        )
+    return Outcome(True, 1.0, "The called tools serve the ask as well as any in the catalogue.", ev, saw=saw)

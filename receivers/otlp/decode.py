@@ -1,0 +1,292 @@
+"""OTLP trace request bodies (protobuf or OTLP/JSON) → ``SpanRecord`` lists.
+
+Both decoders produce identical records for the same request, reject spans
+with unusable ids individually (OTLP partial success) and raise
+``OtlpDecodeError`` for a body that is not an ``ExportTraceServiceRequest``.
+The protobuf path is the hot one: it reads message fields directly, converts
+each attribute once and shares one resource dict between all spans of a
+``ResourceSpans``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from receivers.otlp.errors import OtlpDecodeError
+from receivers.otlp.ids import json_id, pb_id
+from receivers.otlp.values import json_attributes, json_uint, pb_attributes
+from receivers.otlp.wire import locate_error
+from receivers.spans import OTLP_SPAN_KINDS, OTLP_STATUS_CODES, SpanEventRecord, SpanRecord
+
+# A hostile batch could carry millions of bad spans; the count stays exact but
+# we keep only this many human-readable reasons.
+MAX_REASONS = 50
+
+_KIND_NAMES: dict[str, str] = {
+    **{name: name for name in OTLP_SPAN_KINDS.values()},
+    **{f"SPAN_KIND_{name}": name for name in OTLP_SPAN_KINDS.values()},
+}
+_STATUS_NAMES: dict[str, str] = {
+    **{name: name for name in OTLP_STATUS_CODES.values()},
+    **{f"STATUS_CODE_{name}": name for name in OTLP_STATUS_CODES.values()},
+}
+
+
+@dataclass(slots=True)
+class DecodedBatch:
+    """The spans of one export request plus what was refused and why."""
+
+    spans: list[SpanRecord] = field(default_factory=list)
+    rejected_spans: int = 0
+    rejection_reasons: list[str] = field(default_factory=list)
+
+    def reject(self, reason: str) -> None:
+        self.rejected_spans += 1
+        if len(self.rejection_reasons) < MAX_REASONS:
+            self.rejection_reasons.append(reason)
+
+
+# ---------------------------------------------------------------------------
+# protobuf
+
+
+def parse_trace_request(body: bytes) -> ExportTraceServiceRequest:
+    """Parse a protobuf body, turning upb's opaque error into one with an offset and field."""
+    try:
+        return ExportTraceServiceRequest.FromString(body)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        message, offset = locate_error(body, ExportTraceServiceRequest.DESCRIPTOR, "request")
+        raise OtlpDecodeError(f"invalid ExportTraceServiceRequest: {message}", offset) from exc
+
+
+def decode_traces_protobuf(body: bytes) -> DecodedBatch:
+    """Decode an ``application/x-protobuf`` ``ExportTraceServiceRequest`` body."""
+    return records_from_message(parse_trace_request(body))
+
+
+def records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
+    """Convert an already parsed request (the gRPC server receives it parsed)."""
+    batch = DecodedBatch()
+    out = batch.spans
+    append = out.append
+    kinds = OTLP_SPAN_KINDS
+    codes = OTLP_STATUS_CODES
+    for ri, rs in enumerate(req.resource_spans):
+        resource = pb_attributes(rs.resource.attributes)
+        for si, ss in enumerate(rs.scope_spans):
+            scope = ss.scope
+            scope_name = scope.name or None
+            scope_version = scope.version or None
+            for i, s in enumerate(ss.spans):
+                tid = s.trace_id
+                sid = s.span_id
+                pid = s.parent_span_id
+                if len(tid) != 16 or len(sid) != 8 or (pid and len(pid) != 8):
+                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
+                    continue
+                trace_id = pb_id(tid, 16)
+                span_id = pb_id(sid, 8)
+                if trace_id is None or span_id is None:
+                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
+                    continue
+                status = s.status
+                evs = s.events
+                append(
+                    SpanRecord(
+                        trace_id,
+                        span_id,
+                        s.name,
+                        pid.hex() if pid and pid.strip(b"\x00") else None,
+                        kinds.get(s.kind, "UNSPECIFIED"),
+                        s.start_time_unix_nano,
+                        s.end_time_unix_nano,
+                        codes.get(status.code, "UNSET"),
+                        status.message or None,
+                        pb_attributes(s.attributes),
+                        [
+                            SpanEventRecord(e.name, e.time_unix_nano, pb_attributes(e.attributes))
+                            for e in evs
+                        ]
+                        if evs
+                        else [],
+                        resource,
+                        scope_name,
+                        scope_version,
+                    )
+                )
+    return batch
+
+
+def _pb_reason(ri: int, si: int, i: int, tid: bytes, sid: bytes, pid: bytes) -> str:
+    where = f"resourceSpans[{ri}].scopeSpans[{si}].spans[{i}]"
+    if len(tid) != 16 or not tid.strip(b"\x00"):
+        return f"{where}.traceId: expected 16 non-zero bytes, got {len(tid)} bytes"
+    if len(sid) != 8 or not sid.strip(b"\x00"):
+        return f"{where}.spanId: expected 8 non-zero bytes, got {len(sid)} bytes"
+    return f"{where}.parentSpanId: expected 8 bytes or empty, got {len(pid)} bytes"
+
+
+# ---------------------------------------------------------------------------
+# OTLP/JSON
+
+
+def load_json_body(body: bytes) -> Any:
+    """Parse JSON text, mapping every failure mode to ``OtlpDecodeError``."""
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise OtlpDecodeError(f"invalid JSON: {exc.msg}", exc.pos) from None
+    except UnicodeDecodeError as exc:
+        raise OtlpDecodeError("invalid JSON: body is not UTF-8 text", exc.start) from None
+    except RecursionError:
+        raise OtlpDecodeError("invalid JSON: nesting too deep") from None
+    except (TypeError, ValueError) as exc:
+        raise OtlpDecodeError(f"invalid JSON: {exc}") from None
+
+
+def json_list(obj: dict[str, Any], camel: str, snake: str, path: str) -> list[Any]:
+    """A repeated field; absent or null is empty, anything else but a list is an error."""
+    val = obj.get(camel)
+    if val is None:
+        val = obj.get(snake)
+    if val is None:
+        return []
+    if not isinstance(val, list):
+        raise OtlpDecodeError(f"{path}.{camel}: expected a list")
+    return val
+
+
+def json_obj(val: Any, path: str) -> dict[str, Any]:
+    if val is None:
+        return {}
+    if not isinstance(val, dict):
+        raise OtlpDecodeError(f"{path}: expected an object")
+    return val
+
+
+def json_str(val: Any, path: str) -> str:
+    if val is None:
+        return ""
+    if not isinstance(val, str):
+        raise OtlpDecodeError(f"{path}: expected a string")
+    return val
+
+
+def json_enum(val: Any, names: dict[int, str], aliases: dict[str, str], path: str) -> str:
+    """Enums arrive as integers (spec) or as their names (protobuf JSON mapping)."""
+    if val is None:
+        return names[0] if 0 in names else "UNSET"
+    if isinstance(val, bool):
+        raise OtlpDecodeError(f"{path}: expected an enum value")
+    if isinstance(val, int):
+        return names.get(val, names.get(0, "UNSET"))
+    if isinstance(val, str):
+        if val.isdigit():
+            return names.get(int(val), names.get(0, "UNSET"))
+        name = aliases.get(val.upper())
+        if name is None:
+            raise OtlpDecodeError(f"{path}: unknown enum name {val[:40]!r}")
+        return name
+    raise OtlpDecodeError(f"{path}: expected an enum value")
+
+
+def decode_traces_json(body: bytes) -> DecodedBatch:
+    """Decode an ``application/json`` OTLP/JSON ``ExportTraceServiceRequest`` body."""
+    doc = load_json_body(body)
+    try:
+        return _records_from_json(doc)
+    except OtlpDecodeError:
+        raise
+    except RecursionError:
+        raise OtlpDecodeError("request: nesting too deep") from None
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:  # pragma: no cover - net
+        raise OtlpDecodeError(f"request: malformed OTLP/JSON ({exc})") from None
+
+
+def _records_from_json(doc: Any) -> DecodedBatch:
+    if not isinstance(doc, dict):
+        raise OtlpDecodeError("request: expected a JSON object")
+    batch = DecodedBatch()
+    append = batch.spans.append
+    for ri, rs in enumerate(json_list(doc, "resourceSpans", "resource_spans", "")):
+        rpath = f"resourceSpans[{ri}]"
+        rs = json_obj(rs, rpath)
+        res = json_obj(rs.get("resource"), f"{rpath}.resource")
+        resource = json_attributes(res.get("attributes"), f"{rpath}.resource.attributes")
+        for si, ss in enumerate(json_list(rs, "scopeSpans", "scope_spans", rpath)):
+            spath = f"{rpath}.scopeSpans[{si}]"
+            ss = json_obj(ss, spath)
+            scope = json_obj(ss.get("scope"), f"{spath}.scope")
+            scope_name = json_str(scope.get("name"), f"{spath}.scope.name") or None
+            scope_version = json_str(scope.get("version"), f"{spath}.scope.version") or None
+            for i, s in enumerate(json_list(ss, "spans", "spans", spath)):
+                path = f"{spath}.spans[{i}]"
+                rec = _json_span(json_obj(s, path), path, resource, scope_name, scope_version, batch)
+                if rec is not None:
+                    append(rec)
+    return batch
+
+
+def _get(obj: dict[str, Any], camel: str, snake: str) -> Any:
+    val = obj.get(camel)
+    if val is None and camel != snake:
+        val = obj.get(snake)
+    return val
+
+
+def _json_span(
+    s: dict[str, Any],
+    path: str,
+    resource: dict[str, Any],
+    scope_name: str | None,
+    scope_version: str | None,
+    batch: DecodedBatch,
+) -> SpanRecord | None:
+    trace_id = json_id(_get(s, "traceId", "trace_id"), 16)
+    if trace_id is None:
+        batch.reject(f"{path}.traceId: expected 32 hex chars (or base64 of 16 bytes), non-zero")
+        return None
+    span_id = json_id(_get(s, "spanId", "span_id"), 8)
+    if span_id is None:
+        batch.reject(f"{path}.spanId: expected 16 hex chars (or base64 of 8 bytes), non-zero")
+        return None
+    raw_parent = _get(s, "parentSpanId", "parent_span_id")
+    parent: str | None = None
+    if raw_parent not in (None, ""):
+        parent = json_id(raw_parent, 8)
+        if parent is None and not (isinstance(raw_parent, str) and raw_parent.strip("0") == ""):
+            batch.reject(f"{path}.parentSpanId: expected 16 hex chars (or base64 of 8 bytes)")
+            return None
+    status = json_obj(s.get("status"), f"{path}.status")
+    events: list[SpanEventRecord] = []
+    for ei, ev in enumerate(json_list(s, "events", "events", path)):
+        epath = f"{path}.events[{ei}]"
+        ev = json_obj(ev, epath)
+        events.append(
+            SpanEventRecord(
+                json_str(ev.get("name"), f"{epath}.name"),
+                json_uint(_get(ev, "timeUnixNano", "time_unix_nano"), f"{epath}.timeUnixNano"),
+                json_attributes(ev.get("attributes"), f"{epath}.attributes"),
+            )
+        )
+    return SpanRecord(
+        trace_id,
+        span_id,
+        json_str(s.get("name"), f"{path}.name"),
+        parent,
+        json_enum(s.get("kind"), OTLP_SPAN_KINDS, _KIND_NAMES, f"{path}.kind"),
+        json_uint(_get(s, "startTimeUnixNano", "start_time_unix_nano"), f"{path}.startTimeUnixNano"),
+        json_uint(_get(s, "endTimeUnixNano", "end_time_unix_nano"), f"{path}.endTimeUnixNano"),
+        json_enum(status.get("code"), OTLP_STATUS_CODES, _STATUS_NAMES, f"{path}.status.code"),
+        json_str(status.get("message"), f"{path}.status.message") or None,
+        json_attributes(s.get("attributes"), f"{path}.attributes"),
+        events,
+        resource,
+        scope_name,
+        scope_version,
+    )

@@ -1,0 +1,56 @@
+"""The span record every receiver produces.
+
+A receiver's whole job is bytes → ``SpanRecord`` (plus, once a trace's spans
+are together, the derived trace fields in :mod:`receivers.mapping`). Storage
+persists these records as they are; nothing here touches a database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# OTLP Span.SpanKind enum values → names.
+OTLP_SPAN_KINDS: dict[int, str] = {
+    0: "UNSPECIFIED",
+    1: "INTERNAL",
+    2: "SERVER",
+    3: "CLIENT",
+    4: "PRODUCER",
+    5: "CONSUMER",
+}
+# OTLP Status.StatusCode enum values → names.
+OTLP_STATUS_CODES: dict[int, str] = {0: "UNSET", 1: "OK", 2: "ERROR"}
+
+
+@dataclass(frozen=True, slots=True)
+class SpanEventRecord:
+    name: str
+    time_unix_nano: int
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SpanRecord:
+    """One decoded span, ids as lowercase hex, attributes as Python values.
+
+    Attribute values: str, bool, int, float, list (array), dict (kvlist);
+    bytes holding UTF-8 text are decoded to str, other bytes to hex.
+    ``kind`` is the OTLP span kind name; ``iris_kind`` is what the convention
+    adapters decided (``LLM``, ``TOOL``, ``AGENT`` ... or the OTLP kind).
+    """
+
+    trace_id: str
+    span_id: str
+    name: str
+    parent_span_id: str | None = None
+    kind: str = "INTERNAL"
+    start_unix_nano: int = 0
+    end_unix_nano: int = 0
+    status_code: str = "UNSET"
+    status_message: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: list[SpanEventRecord] = field(default_factory=list)
+    resource: dict[str, Any] = field(default_factory=dict)
+    scope_name: str | None = None
+    scope_version: str | None = None

@@ -1,0 +1,118 @@
+"""The FastAPI application: wiring of storage, receivers and routers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from service.api import health, traces
+from service.api.http import error_response
+from service.errors import IrisError, storage_unavailable
+from service.security import SecurityMiddleware
+from service.settings import Settings
+from service.state import ServiceState, iris_version
+from storage import migrate
+from storage.writer import Overloaded, StorageUnavailable
+
+log = logging.getLogger("iris")
+
+
+def create_app(settings: Settings | None = None, *, migrate_on_start: bool = True) -> FastAPI:
+    settings = settings or Settings()
+    state = ServiceState.create(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if migrate_on_start:
+            migrate.upgrade(state.engine)
+        await state.writer.start()
+        try:
+            yield
+        finally:
+            await state.writer.stop()
+            state.engine.dispose()
+
+    app = FastAPI(
+        title="Iris Collector",
+        version=iris_version(),
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+    )
+    app.state.iris = state
+    app.include_router(health.router)
+    app.include_router(traces.router)
+    _install_error_handlers(app)
+    app.add_middleware(SecurityMiddleware, api_key=settings.effective_api_key)
+    return app
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(IrisError)
+    async def _iris(_: Request, exc: IrisError) -> JSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(Overloaded)
+    async def _overloaded(_: Request, exc: Overloaded) -> JSONResponse:
+        return error_response(
+            IrisError(
+                "IRIS_OVERLOADED",
+                f"The service is at capacity: {exc.reason}.",
+                status=503,
+                recovery=["Retry after the number of seconds in Retry-After."],
+                retry_after_s=exc.retry_after_s,
+            )
+        )
+
+    @app.exception_handler(StorageUnavailable)
+    async def _storage(_: Request, exc: StorageUnavailable) -> JSONResponse:
+        return error_response(storage_unavailable(str(exc)))
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(DBAPIError)
+    async def _db(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("database error: %s", exc)
+        return error_response(storage_unavailable(type(exc).__name__))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        details = [
+            {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]} for e in exc.errors()
+        ]
+        return error_response(
+            IrisError(
+                "IRIS_INVALID_ARGUMENT",
+                "Invalid request: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
+                recovery=["Fix the fields named in details."],
+                details=details,
+            )
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "IRIS_NOT_FOUND", 405: "IRIS_METHOD_NOT_ALLOWED"}.get(
+            exc.status_code, "IRIS_HTTP_ERROR"
+        )
+        return error_response(
+            IrisError(code, str(exc.detail), status=exc.status_code, recovery=["See /api/docs."])
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return error_response(
+            IrisError(
+                "IRIS_INTERNAL_ERROR",
+                "An unexpected error occurred; it has been logged.",
+                status=500,
+                recovery=["Retry once; if it repeats, report it with the server log."],
+            )
+        )

@@ -1,0 +1,45 @@
+"""What a running Iris process holds: settings, database engine, writer."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+
+from sqlalchemy import Engine
+
+from service.settings import Settings
+from storage.engine import make_engine
+from storage.writer import GroupCommitWriter
+
+
+def iris_version() -> str:
+    try:
+        return version("iris-collector")
+    except PackageNotFoundError:  # running from a source tree without install
+        return "0.0.0+source"
+
+
+@dataclass
+class ServiceState:
+    settings: Settings
+    engine: Engine
+    writer: GroupCommitWriter
+    started_monotonic: float = field(default_factory=time.monotonic)
+
+    @property
+    def tenant(self) -> str:
+        return self.settings.tenant
+
+    @classmethod
+    def create(cls, settings: Settings) -> ServiceState:
+        settings.ensure_home()
+        engine = make_engine(settings.database_url)
+        writer = GroupCommitWriter(
+            engine,
+            max_batch_spans=settings.commit_max_spans,
+            max_delay_ms=settings.commit_max_delay_ms,
+            admission_max_spans=settings.admission_max_spans,
+            admission_max_bytes=settings.admission_max_bytes,
+        )
+        return cls(settings=settings, engine=engine, writer=writer)

@@ -1,0 +1,212 @@
+"""Conversions between the engine's trace model, table rows and API dicts."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+from evaluators.model import AgentTrace, Span, ToolCall
+
+
+def utcnow() -> datetime:
+    """Naive UTC now: every stored datetime is naive UTC."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def new_trace_id() -> str:
+    return os.urandom(16).hex()
+
+
+def new_span_id() -> str:
+    return os.urandom(8).hex()
+
+
+def iso(value: datetime | None) -> str | None:
+    """Render a stored naive-UTC datetime as ISO 8601 with ``Z``."""
+    if value is None:
+        return None
+    return value.isoformat(timespec="microseconds") + "Z"
+
+
+def iso_to_datetime(text: str) -> datetime:
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed
+
+
+def iso_to_ns(text: str | None) -> int:
+    if not text:
+        return 0
+    parsed = iso_to_datetime(text)
+    return int(parsed.replace(tzinfo=UTC).timestamp()) * 1_000_000_000 + parsed.microsecond * 1000
+
+
+def ns_to_datetime(ns: int) -> datetime:
+    return datetime.fromtimestamp(ns / 1e9, UTC).replace(tzinfo=None)
+
+
+def ns_to_iso(ns: int | None) -> str | None:
+    if not ns:
+        return None
+    return iso(ns_to_datetime(ns))
+
+
+def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def tool_call_to_json(call: ToolCall) -> dict[str, Any]:
+    return _drop_none(dataclasses.asdict(call))
+
+
+def trace_row(
+    trace: AgentTrace, *, trace_id: str, tenant_id: str, source: str, now: datetime
+) -> dict[str, Any]:
+    """The ``traces`` row for a complete trace (native doors)."""
+    usage = trace.token_usage
+    timestamp = iso_to_datetime(trace.timestamp) if trace.timestamp else now
+    return {
+        "tenant_id": tenant_id,
+        "trace_id": trace_id,
+        "agent_name": trace.agent_name,
+        "framework": trace.framework,
+        "input": trace.input,
+        "output": trace.output,
+        "tool_calls": None
+        if trace.tool_calls is None
+        else [tool_call_to_json(c) for c in trace.tool_calls],
+        "latency_ms": trace.latency_ms,
+        "prompt_tokens": usage.prompt_tokens if usage else None,
+        "completion_tokens": usage.completion_tokens if usage else None,
+        "total_tokens": usage.total_tokens if usage else None,
+        "cost_usd": trace.cost_usd,
+        "cost_source": trace.cost_source,
+        "metadata": trace.metadata or {},
+        "tools": None
+        if trace.tools is None
+        else [
+            _drop_none(
+                {
+                    "name": t.name,
+                    "description": t.description,
+                    "inputSchema": t.input_schema,
+                    "annotations": t.annotations,
+                }
+            )
+            for t in trace.tools
+        ],
+        "expected_trajectory": None
+        if trace.expected_trajectory is None
+        else dataclasses.asdict(trace.expected_trajectory),
+        "run": trace.run,
+        "case_key": trace.case_key,
+        "session_id": trace.session_id,
+        "timestamp": timestamp,
+        "created_at": now,
+        "source": source,
+        "status": "ready",
+        "revision": 1,
+        "root_span_id": None,
+        "has_root": True,
+        "error": any(s.status_code == "ERROR" for s in trace.spans),
+        "span_count": len(trace.spans),
+        "last_span_at": now,
+        "ready_at": now,
+        "finalize_requested": False,
+    }
+
+
+def native_span_rows(
+    spans: tuple[Span, ...], *, trace_id: str, tenant_id: str, now: datetime
+) -> list[dict[str, Any]]:
+    rows = []
+    seen: set[str] = set()
+    for span in spans:
+        span_id = span.span_id or new_span_id()
+        while span_id in seen:  # a body may repeat ids; never lose a span to that
+            span_id = new_span_id()
+        seen.add(span_id)
+        rows.append(
+            {
+                "tenant_id": tenant_id,
+                "trace_id": trace_id,
+                "span_id": span_id[:16],
+                "parent_span_id": span.parent_span_id,
+                "name": span.name,
+                "kind": span.kind,
+                "iris_kind": span.kind,
+                "status_code": span.status_code,
+                "status_message": span.status_message,
+                "start_unix_nano": iso_to_ns(span.start_time),
+                "end_unix_nano": iso_to_ns(span.end_time),
+                "attributes": span.attributes or {},
+                "events": [dataclasses.asdict(e) for e in span.events],
+                "resource": None,
+                "scope_name": None,
+                "received_at": now,
+            }
+        )
+    return rows
+
+
+def trace_to_api(row: Any) -> dict[str, Any]:
+    """The API shape of a stored trace (SPEC §5.3 output plus stored extras)."""
+    usage = None
+    if (
+        row.prompt_tokens is not None
+        or row.completion_tokens is not None
+        or row.total_tokens is not None
+    ):
+        usage = _drop_none(
+            {
+                "prompt_tokens": row.prompt_tokens,
+                "completion_tokens": row.completion_tokens,
+                "total_tokens": row.total_tokens,
+            }
+        )
+    return {
+        "trace_id": row.trace_id,
+        "agent_name": row.agent_name,
+        "framework": row.framework,
+        "input": row.input,
+        "output": row.output,
+        "tool_calls": row.tool_calls,
+        "latency_ms": row.latency_ms,
+        "token_usage": usage,
+        "cost_usd": row.cost_usd,
+        "cost_source": row.cost_source,
+        "metadata": row._mapping["metadata"] or {},
+        "tools": row.tools,
+        "expected_trajectory": row.expected_trajectory,
+        "run": row.run,
+        "case_key": row.case_key,
+        "session_id": row.session_id,
+        "source": row.source,
+        "status": row.status,
+        "revision": row.revision,
+        "span_count": row.span_count,
+        "score": row.latest_score,
+        "timestamp": iso(row.timestamp),
+        "created_at": iso(row.created_at),
+    }
+
+
+def span_to_api(row: Any) -> dict[str, Any]:
+    return {
+        "span_id": row.span_id,
+        "parent_span_id": row.parent_span_id,
+        "name": row.name,
+        "kind": row.iris_kind,
+        "otel_kind": row.kind,
+        "status_code": row.status_code,
+        "status_message": row.status_message,
+        "start_time": ns_to_iso(row.start_unix_nano),
+        "end_time": ns_to_iso(row.end_unix_nano),
+        "attributes": row.attributes or {},
+        "events": row.events or [],
+        "resource": row.resource,
+        "scope_name": row.scope_name,
+    }

@@ -1,0 +1,56 @@
+"""Database engine setup: SQLite (WAL, busy timeout) or PostgreSQL by URL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def is_sqlite(engine_or_url: Engine | str) -> bool:
+    url = engine_or_url.url if isinstance(engine_or_url, Engine) else make_url(engine_or_url)
+    return url.get_backend_name() == "sqlite"
+
+
+def normalise_url(url: str) -> str:
+    """Use psycopg 3 for plain ``postgresql://`` URLs (the driver we ship)."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """WAL so readers never block the writer; NORMAL sync is durable under WAL
+    against process crashes (the guarantee "acknowledged means stored" needs)."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA temp_store=MEMORY")
+    cursor.close()
+
+
+def make_engine(url: str, *, pool_size: int = 8) -> Engine:
+    """Create the engine for ``url`` with the pragmas and pool Iris relies on."""
+    url = normalise_url(url)
+    if is_sqlite(url):
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            pool_size=pool_size,
+            max_overflow=8,
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=8,
+        pool_pre_ping=True,
+        connect_args={"connect_timeout": 5},
+    )

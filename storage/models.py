@@ -1,0 +1,285 @@
+"""SQLAlchemy models: the schema Alembic migrates to.
+
+Every table carries ``tenant_id`` and every composite index leads with it
+(SPEC §14.2, §14.7). Span times are integer nanoseconds (what OTLP sends, and
+cheap to write at ingest rates); trace and evaluation times are UTC datetimes
+stored without a zone, because both SQLite and PostgreSQL compare those alike.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# JSON on PostgreSQL is stored as JSONB; SQLite keeps text.
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+# SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets BIGINT.
+BigIntId = BigInteger().with_variant(Integer, "sqlite")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Trace(Base):
+    """One agent run: the aggregate of its spans (DESIGN decision 3)."""
+
+    __tablename__ = "traces"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    trace_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    agent_name: Mapped[str] = mapped_column(String(256))
+    framework: Mapped[str | None] = mapped_column(String(128))
+    input: Mapped[str | None] = mapped_column(Text)
+    output: Mapped[str | None] = mapped_column(Text)
+    tool_calls: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    prompt_tokens: Mapped[int | None] = mapped_column(BigInteger)
+    completion_tokens: Mapped[int | None] = mapped_column(BigInteger)
+    total_tokens: Mapped[int | None] = mapped_column(BigInteger)
+    cost_usd: Mapped[float | None] = mapped_column(Float)
+    cost_source: Mapped[str | None] = mapped_column(String(16))
+    meta: Mapped[Any] = mapped_column("metadata", JsonType, nullable=True)
+    tools: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    expected_trajectory: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    run: Mapped[str | None] = mapped_column(String(256))
+    case_key: Mapped[str | None] = mapped_column(String(256))
+    session_id: Mapped[str | None] = mapped_column(String(256))
+    timestamp: Mapped[datetime] = mapped_column(DateTime)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    source: Mapped[str] = mapped_column(String(16))
+    # Assembly state (issue on receivers): open -> ready; revision bumps on late spans.
+    status: Mapped[str] = mapped_column(String(16), default="ready")
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+    root_span_id: Mapped[str | None] = mapped_column(String(16))
+    has_root: Mapped[bool] = mapped_column(Boolean, default=False)
+    error: Mapped[bool] = mapped_column(Boolean, default=False)
+    span_count: Mapped[int] = mapped_column(Integer, default=0)
+    last_span_at: Mapped[datetime | None] = mapped_column(DateTime)
+    ready_at: Mapped[datetime | None] = mapped_column(DateTime)
+    finalize_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    evaluate: Mapped[bool | None] = mapped_column(Boolean)
+    eval_type: Mapped[str | None] = mapped_column(String(16))
+    # The most recent evaluation, kept here so score filters are one indexed compare.
+    latest_evaluation_id: Mapped[str | None] = mapped_column(String(40))
+    latest_score: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (
+        Index("ix_traces_tenant_timestamp", "tenant_id", "timestamp"),
+        Index("ix_traces_tenant_agent_timestamp", "tenant_id", "agent_name", "timestamp"),
+        Index("ix_traces_tenant_framework", "tenant_id", "framework"),
+        Index("ix_traces_tenant_status_last_span", "tenant_id", "status", "last_span_at"),
+        Index("ix_traces_tenant_run", "tenant_id", "run"),
+        Index("ix_traces_tenant_session", "tenant_id", "session_id"),
+        Index("ix_traces_tenant_latest_score", "tenant_id", "latest_score"),
+    )
+
+
+class SpanRow(Base):
+    """One stored span; idempotent on (tenant, trace, span)."""
+
+    __tablename__ = "spans"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    trace_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    span_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    parent_span_id: Mapped[str | None] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(512))
+    kind: Mapped[str] = mapped_column(String(16))
+    iris_kind: Mapped[str] = mapped_column(String(16))
+    status_code: Mapped[str] = mapped_column(String(8))
+    status_message: Mapped[str | None] = mapped_column(Text)
+    start_unix_nano: Mapped[int] = mapped_column(BigInteger)
+    end_unix_nano: Mapped[int] = mapped_column(BigInteger)
+    attributes: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    events: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    resource: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    scope_name: Mapped[str | None] = mapped_column(String(256))
+    received_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "trace_id"],
+            ["traces.tenant_id", "traces.trace_id"],
+            ondelete="CASCADE",
+            name="fk_spans_trace",
+        ),
+    )
+
+
+class Evaluation(Base):
+    """One stored verdict (SPEC §3.4); survives its trace with text erased."""
+
+    __tablename__ = "evaluations"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    trace_id: Mapped[str | None] = mapped_column(String(32))
+    trace_revision: Mapped[int | None] = mapped_column(Integer)
+    eval_type: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(16), default="rules")
+    output_text: Mapped[str | None] = mapped_column(Text)
+    expected_text: Mapped[str | None] = mapped_column(Text)
+    score: Mapped[float | None] = mapped_column(Float)
+    passed: Mapped[bool] = mapped_column(Boolean)
+    state: Mapped[str] = mapped_column(String(16))
+    basis: Mapped[str | None] = mapped_column(String(64))
+    verdict: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    coverage: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    provenance: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    rule_results: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    suggestions: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    rules_evaluated: Mapped[int] = mapped_column(Integer, default=0)
+    rules_skipped: Mapped[int] = mapped_column(Integer, default=0)
+    insufficient_data: Mapped[bool] = mapped_column(Boolean, default=False)
+    critical_failures: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    critical_skipped: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    categories: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    note: Mapped[str | None] = mapped_column(Text)
+    interpretations: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    input_tokens: Mapped[int | None] = mapped_column(BigInteger)
+    output_tokens: Mapped[int | None] = mapped_column(BigInteger)
+    cost_usd: Mapped[float | None] = mapped_column(Float)
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    raw_response_id: Mapped[str | None] = mapped_column(String(128))
+    run: Mapped[str | None] = mapped_column(String(256))
+    case_key: Mapped[str | None] = mapped_column(String(256))
+    session_id: Mapped[str | None] = mapped_column(String(256))
+    agent_name: Mapped[str | None] = mapped_column(String(256))
+    reevaluation_of: Mapped[str | None] = mapped_column(String(256))
+    erased_at: Mapped[datetime | None] = mapped_column(DateTime)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (
+        Index("ix_evaluations_tenant_created", "tenant_id", "created_at"),
+        Index("ix_evaluations_tenant_trace", "tenant_id", "trace_id"),
+        Index("ix_evaluations_tenant_run", "tenant_id", "run"),
+        Index("ix_evaluations_tenant_agent", "tenant_id", "agent_name"),
+    )
+
+
+class RuleResultRow(Base):
+    """Per-rule outcome of an evaluation, for "which rule failed" queries."""
+
+    __tablename__ = "evaluation_rule_results"
+
+    evaluation_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    rule: Mapped[str] = mapped_column(String(128), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    outcome: Mapped[str] = mapped_column(String(16))  # passed | failed | skipped
+    score: Mapped[float | None] = mapped_column(Float)
+    critical: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["evaluation_id"], ["evaluations.id"], ondelete="CASCADE", name="fk_rule_results_eval"
+        ),
+        Index("ix_rule_results_tenant_rule_outcome", "tenant_id", "rule", "outcome"),
+    )
+
+
+class EvaluationJob(Base):
+    """A durable queue entry: evaluate one (trace, revision)."""
+
+    __tablename__ = "evaluation_jobs"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    trace_id: Mapped[str] = mapped_column(String(32))
+    revision: Mapped[int] = mapped_column(Integer)
+    eval_type: Mapped[str | None] = mapped_column(String(16))
+    state: Mapped[str] = mapped_column(String(16))  # pending | running | done | failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime)
+    worker: Mapped[str | None] = mapped_column(String(128))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    evaluation_id: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "trace_id", "revision", name="uq_jobs_trace_revision"),
+        Index("ix_jobs_state_created", "state", "created_at"),
+    )
+
+
+class CustomRule(Base):
+    """A deployed custom rule (SPEC §3.5), tenant-scoped."""
+
+    __tablename__ = "custom_rules"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(80))
+    description: Mapped[str | None] = mapped_column(String(500))
+    eval_type: Mapped[str] = mapped_column(String(16))
+    severity: Mapped[str] = mapped_column(String(16), default="medium")
+    definition: Mapped[Any] = mapped_column(JsonType)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    source_moment_id: Mapped[str | None] = mapped_column(String(64))
+    quarantine_reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (UniqueConstraint("tenant_id", "name", name="uq_custom_rules_tenant_name"),)
+
+
+class AuditEntry(Base):
+    """Append-only record of rule changes and trace deletions (never text)."""
+
+    __tablename__ = "audit_entries"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    ts: Mapped[datetime] = mapped_column(DateTime)
+    action: Mapped[str] = mapped_column(String(32))
+    rule_id: Mapped[str | None] = mapped_column(String(32))
+    rule_name: Mapped[str | None] = mapped_column(String(80))
+    trace_id: Mapped[str | None] = mapped_column(String(32))
+    before: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    after: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    actor: Mapped[str | None] = mapped_column(String(128))
+    detail: Mapped[Any] = mapped_column(JsonType, nullable=True)
+
+    __table_args__ = (Index("ix_audit_tenant_ts", "tenant_id", "ts"),)
+
+
+class Run(Base):
+    """A registered run (label, baseline pin); counts are derived, never stored."""
+
+    __tablename__ = "runs"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    label: Mapped[str | None] = mapped_column(String(256))
+    reevaluation_of: Mapped[str | None] = mapped_column(String(256))
+    baseline: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime)

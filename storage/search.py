@@ -1,0 +1,191 @@
+"""Full-text search over traces: SQLite FTS5 or PostgreSQL tsvector.
+
+The index row is written in the same transaction as the trace and removed
+with it (SPEC §14.6). User text never reaches the FTS query grammar: the
+query is split into words here and each word is quoted, so ``q`` cannot
+inject FTS5 operators or fail to parse.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    func,
+    literal_column,
+    text,
+)
+from sqlalchemy.sql import ColumnElement, Select
+
+# Not part of the ORM metadata: the migration creates it per dialect.
+_search_metadata = MetaData()
+search_table = Table(
+    "trace_search",
+    _search_metadata,
+    Column("tenant_id", String(64)),
+    Column("trace_id", String(32)),
+    Column("input", Text),
+    Column("output", Text),
+    Column("tools", Text),
+    Column("metadata", Text),
+)
+
+SEARCH_FIELDS = ("input", "output", "tools", "metadata")
+MAX_FIELD_CHARS = 200_000
+MARK_OPEN, MARK_CLOSE = "<mark>", "</mark>"
+
+
+def _flatten(value: Any, out: list[str]) -> None:
+    if value is None:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.append(str(key))
+            _flatten(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _flatten(item, out)
+    elif isinstance(value, str):
+        out.append(value)
+    else:
+        out.append(json.dumps(value))
+
+
+def flatten_text(value: Any) -> str:
+    """All leaf values (and keys) of a JSON-like value, space-separated."""
+    parts: list[str] = []
+    _flatten(value, parts)
+    return " ".join(parts)[:MAX_FIELD_CHARS]
+
+
+def document(row: dict[str, Any]) -> dict[str, Any]:
+    """The index row for a ``traces`` row dict."""
+    return {
+        "tenant_id": row["tenant_id"],
+        "trace_id": row["trace_id"],
+        "input": (row.get("input") or "")[:MAX_FIELD_CHARS],
+        "output": (row.get("output") or "")[:MAX_FIELD_CHARS],
+        "tools": flatten_text(row.get("tool_calls")),
+        "metadata": flatten_text(row.get("metadata")),
+    }
+
+
+def index_rows(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """Index (or re-index) traces in the caller's transaction."""
+    if not rows:
+        return
+    docs = [document(r) for r in rows]
+    remove(conn, [(d["tenant_id"], d["trace_id"]) for d in docs])
+    if conn.dialect.name == "sqlite":
+        conn.execute(search_table.insert(), docs)
+        return
+    conn.execute(
+        text(
+            "INSERT INTO trace_search "
+            "(tenant_id, trace_id, input, output, tools, metadata, document) "
+            "VALUES (:tenant_id, :trace_id, :input, :output, :tools, :metadata, "
+            "setweight(to_tsvector('simple', :input), 'A') || "
+            "setweight(to_tsvector('simple', :output), 'A') || "
+            "setweight(to_tsvector('simple', :tools), 'B') || "
+            "setweight(to_tsvector('simple', :metadata), 'C'))"
+        ),
+        docs,
+    )
+
+
+def remove(conn: Connection, keys: Iterable[tuple[str, str]]) -> None:
+    for tenant_id, trace_id in keys:
+        conn.execute(
+            delete(search_table).where(
+                and_(search_table.c.tenant_id == tenant_id, search_table.c.trace_id == trace_id)
+            )
+        )
+
+
+def query_words(q: str) -> list[str]:
+    """Split a user query into searchable words (letters and digits)."""
+    words: list[str] = []
+    current: list[str] = []
+    for ch in q[:1000]:
+        if ch.isalnum():
+            current.append(ch)
+        elif current:
+            words.append("".join(current))
+            current = []
+    if current:
+        words.append("".join(current))
+    return words[:32]
+
+
+class SearchPlan:
+    """How to join, filter, rank and highlight for one query on one dialect."""
+
+    def __init__(self, dialect: str, q: str):
+        self.dialect = dialect
+        self.words = query_words(q)
+        if dialect == "sqlite":
+            # Each word quoted: a phrase of one token, so no FTS5 operator survives.
+            self.match = " AND ".join('"' + w.replace('"', "") + '"' for w in self.words)
+        else:
+            self.match = " & ".join(w.lower() for w in self.words)
+
+    @property
+    def empty(self) -> bool:
+        return not self.words
+
+    def apply(self, stmt: Select[Any], tenant_col: Any, trace_col: Any) -> Select[Any]:
+        joined = stmt.join(
+            search_table,
+            and_(search_table.c.tenant_id == tenant_col, search_table.c.trace_id == trace_col),
+        )
+        if self.dialect == "sqlite":
+            return joined.where(literal_column("trace_search").op("MATCH")(self.match))
+        return joined.where(
+            literal_column("trace_search.document").op("@@")(func.to_tsquery("simple", self.match))
+        )
+
+    def rank(self) -> ColumnElement[Any]:
+        """An expression where smaller is better (used ascending)."""
+        if self.dialect == "sqlite":
+            return literal_column("bm25(trace_search, 0, 0, 1.0, 1.0, 0.5, 0.3)")
+        return -func.ts_rank(
+            literal_column("trace_search.document"), func.to_tsquery("simple", self.match)
+        )
+
+    def snippets(self) -> list[ColumnElement[Any]]:
+        if self.dialect == "sqlite":
+            return [
+                literal_column(
+                    f"snippet(trace_search, {i + 2}, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 16)"
+                ).label(f"hl_{name}")
+                for i, name in enumerate(SEARCH_FIELDS)
+            ]
+        options = f"StartSel={MARK_OPEN},StopSel={MARK_CLOSE},MaxWords=24,MinWords=8"
+        return [
+            func.ts_headline(
+                "simple",
+                func.coalesce(search_table.c[name], ""),
+                func.to_tsquery("simple", self.match),
+                options,
+            ).label(f"hl_{name}")
+            for name in SEARCH_FIELDS
+        ]
+
+
+def highlights(row: Any) -> list[dict[str, str]]:
+    out = []
+    for name in SEARCH_FIELDS:
+        snippet = getattr(row, f"hl_{name}", None)
+        if snippet and MARK_OPEN in snippet:
+            out.append({"field": name, "snippet": snippet})
+    return out

@@ -1,0 +1,273 @@
+"""Trace and span persistence: inserts, the get_traces query, deletion.
+
+Functions take a SQLAlchemy ``Connection`` so callers decide transaction
+boundaries (the group-commit writer puts many requests in one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal, cast
+
+from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
+
+from storage import search
+from storage.models import AuditEntry, Evaluation, SpanRow, Trace
+
+traces = cast(Table, Trace.__table__)
+spans = cast(Table, SpanRow.__table__)
+evaluations = cast(Table, Evaluation.__table__)
+audit = cast(Table, AuditEntry.__table__)
+
+SORT_COLUMNS = {
+    "timestamp": traces.c.timestamp,
+    "latency_ms": traces.c.latency_ms,
+    "cost_usd": traces.c.cost_usd,
+}
+
+
+def insert_traces(
+    conn: Connection,
+    rows: Sequence[dict[str, Any]],
+    span_rows: Sequence[dict[str, Any]],
+    *,
+    index: bool = True,
+) -> None:
+    """Insert complete traces with their spans and search rows."""
+    if rows:
+        conn.execute(traces.insert(), list(rows))
+    if span_rows:
+        conn.execute(spans.insert(), list(span_rows))
+    if index:
+        search.index_rows(conn, rows)
+
+
+@dataclass(frozen=True)
+class TraceQuery:
+    """A validated get_traces query (the service validates user input)."""
+
+    tenant_id: str
+    agent_name: str | None = None
+    framework: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    min_score: float | None = None
+    max_score: float | None = None
+    limit: int = 50
+    offset: int = 0
+    sort_by: Literal["timestamp", "latency_ms", "cost_usd"] | None = None
+    sort_order: Literal["asc", "desc"] = "desc"
+    q: str | None = None
+    run: str | None = None
+    session: str | None = None
+    case_key: str | None = None
+
+
+@dataclass
+class TracePage:
+    rows: list[Any]
+    total: int
+    highlights: dict[str, list[dict[str, str]]]
+
+
+def _filters(query: TraceQuery) -> list[Any]:
+    conds: list[Any] = [traces.c.tenant_id == query.tenant_id]
+    exact = {
+        "agent_name": query.agent_name,
+        "framework": query.framework,
+        "run": query.run,
+        "session_id": query.session,
+        "case_key": query.case_key,
+    }
+    for column, value in exact.items():
+        if value is not None:
+            conds.append(traces.c[column] == value)
+    if query.since is not None:
+        conds.append(traces.c.timestamp >= query.since)
+    if query.until is not None:
+        conds.append(traces.c.timestamp <= query.until)
+    if query.min_score is not None:
+        conds.append(traces.c.latest_score >= query.min_score)
+    if query.max_score is not None:
+        conds.append(traces.c.latest_score <= query.max_score)
+    return conds
+
+
+def list_traces(conn: Connection, query: TraceQuery) -> TracePage:
+    conds = _filters(query)
+    plan = search.SearchPlan(conn.dialect.name, query.q) if query.q else None
+    if plan is not None and plan.empty:
+        return TracePage([], 0, {})
+
+    count_stmt = select(func.count()).select_from(traces)
+    page_stmt = select(traces)
+    if plan is not None:
+        count_stmt = plan.apply(count_stmt, traces.c.tenant_id, traces.c.trace_id)
+        page_stmt = plan.apply(page_stmt, traces.c.tenant_id, traces.c.trace_id)
+        page_stmt = page_stmt.add_columns(*plan.snippets())
+    count_stmt = count_stmt.where(and_(*conds))
+    page_stmt = page_stmt.where(and_(*conds))
+
+    direction = asc if query.sort_order == "asc" else desc
+    order: list[Any] = []
+    if plan is not None and query.sort_by is None:
+        order.append(asc(plan.rank()))
+    column = SORT_COLUMNS[query.sort_by or "timestamp"]
+    # NULL latency/cost sort last in both directions: "unknown" is never the extreme.
+    order += [column.is_(None), direction(column), direction(traces.c.trace_id)]
+    page_stmt = page_stmt.order_by(*order).limit(query.limit).offset(query.offset)
+
+    total = int(conn.execute(count_stmt).scalar_one())
+    rows = list(conn.execute(page_stmt))
+    marks = {r.trace_id: search.highlights(r) for r in rows} if plan is not None else {}
+    return TracePage(rows, total, marks)
+
+
+def get_trace(conn: Connection, tenant_id: str, trace_id: str) -> Any | None:
+    return conn.execute(
+        select(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
+    ).first()
+
+
+def get_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
+    return list(
+        conn.execute(
+            select(spans)
+            .where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
+            .order_by(spans.c.start_unix_nano, spans.c.span_id)
+        )
+    )
+
+
+def count_traces(conn: Connection, tenant_id: str) -> int:
+    return int(
+        conn.execute(
+            select(func.count()).select_from(traces).where(traces.c.tenant_id == tenant_id)
+        ).scalar_one()
+    )
+
+
+def _erase_rule_messages(rule_results: Any) -> Any:
+    """Keep verdicts, scores and evidence offsets; drop every message and quote."""
+    if not isinstance(rule_results, list):
+        return rule_results
+    erased = []
+    for result in rule_results:
+        if not isinstance(result, dict):
+            erased.append(result)
+            continue
+        item = dict(result)
+        item["message"] = ""
+        if isinstance(item.get("evidence"), list):
+            item["evidence"] = [
+                {k: v for k, v in ev.items() if k not in ("text", "quote", "matched", "snippet")}
+                if isinstance(ev, dict)
+                else ev
+                for ev in item["evidence"]
+            ]
+        item.pop("saw", None)
+        erased.append(item)
+    return erased
+
+
+def delete_trace(
+    conn: Connection, tenant_id: str, trace_id: str, *, now: datetime, actor: str | None = None
+) -> bool:
+    """Delete one trace, its spans and index row; erase linked evaluation text.
+
+    Runs in the caller's transaction so nothing is half-done (SPEC §5.7).
+    """
+    row = get_trace(conn, tenant_id, trace_id)
+    if row is None:
+        return False
+    span_count = conn.execute(
+        delete(spans).where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
+    ).rowcount
+    conn.execute(
+        delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
+    )
+    search.remove(conn, [(tenant_id, trace_id)])
+    linked = list(
+        conn.execute(
+            select(evaluations.c.id, evaluations.c.rule_results).where(
+                and_(evaluations.c.tenant_id == tenant_id, evaluations.c.trace_id == trace_id)
+            )
+        )
+    )
+    for ev in linked:
+        conn.execute(
+            update(evaluations)
+            .where(evaluations.c.id == ev.id)
+            .values(
+                output_text=None,
+                expected_text=None,
+                suggestions=[],
+                interpretations=None,
+                rule_results=_erase_rule_messages(ev.rule_results),
+                erased_at=now,
+            )
+        )
+    conn.execute(
+        audit.insert().values(
+            tenant_id=tenant_id,
+            ts=now,
+            action="trace.delete",
+            trace_id=trace_id,
+            actor=actor,
+            detail={
+                "agent_name": row.agent_name,
+                "spans": span_count,
+                "evaluations_erased": len(linked),
+            },
+        )
+    )
+    return True
+
+
+def evaluations_for_trace(conn: Connection, tenant_id: str, trace_id: str) -> list[dict[str, Any]]:
+    from storage.evaluations import evaluations_for_trace as _for_trace
+
+    return _for_trace(conn, tenant_id, trace_id)
+
+
+def summary(conn: Connection, tenant_id: str, *, hours: int, now: datetime) -> dict[str, Any]:
+    """Dashboard aggregates over the last ``hours`` (SPEC §7.8)."""
+    since = now - timedelta(hours=hours)
+    window = and_(traces.c.tenant_id == tenant_id, traces.c.timestamp >= since)
+    totals = conn.execute(
+        select(
+            func.count(),
+            func.avg(traces.c.latency_ms),
+            func.sum(traces.c.cost_usd),
+            func.sum(case((traces.c.error.is_(True), 1), else_=0)),
+        ).where(window)
+    ).one()
+    total = int(totals[0] or 0)
+    evals = conn.execute(
+        select(func.count(), func.sum(case((evaluations.c.passed.is_(True), 1), else_=0))).where(
+            and_(evaluations.c.tenant_id == tenant_id, evaluations.c.created_at >= since)
+        )
+    ).one()
+    per_hour: dict[str, int] = {}
+    for (stamp,) in conn.execute(select(traces.c.timestamp).where(window)):
+        hour = stamp.replace(minute=0, second=0, microsecond=0).isoformat() + "Z"
+        per_hour[hour] = per_hour.get(hour, 0) + 1
+    top = conn.execute(
+        select(traces.c.agent_name, func.count().label("n"))
+        .where(window)
+        .group_by(traces.c.agent_name)
+        .order_by(desc("n"), traces.c.agent_name)
+        .limit(10)
+    )
+    return {
+        "hours": hours,
+        "total_traces": total,
+        "avg_latency_ms": float(totals[1]) if totals[1] is not None else None,
+        "total_cost_usd": float(totals[2] or 0.0),
+        "error_rate": (int(totals[3] or 0) / total) if total else None,
+        "eval_pass_rate": (int(evals[1] or 0) / int(evals[0])) if evals[0] else None,
+        "traces_per_hour": [{"hour": h, "count": c} for h, c in sorted(per_hour.items())],
+        "top_agents": [{"agent_name": r.agent_name, "count": int(r.n)} for r in top],
+    }

@@ -1,0 +1,89 @@
+"""The group-commit writer: coalescing, ack-after-commit, admission bounds."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import pytest
+from sqlalchemy import Connection, Engine, func, select
+
+from evaluators.model import AgentTrace
+from storage import codec
+from storage.ingest import NativeTraceWrite
+from storage.models import Trace
+from storage.writer import GroupCommitWriter, Overloaded, WriteJob
+
+
+def job(name: str) -> NativeTraceWrite:
+    now = codec.utcnow()
+    trace = AgentTrace(agent_name=name, output="hello")
+    row = codec.trace_row(
+        trace, trace_id=codec.new_trace_id(), tenant_id="local", source="http", now=now
+    )
+    return NativeTraceWrite(row=row, span_rows=[])
+
+
+def count(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(Trace)).scalar_one())
+
+
+def test_concurrent_submits_share_transactions(engine: Engine) -> None:
+    async def main() -> GroupCommitWriter:
+        writer = GroupCommitWriter(engine, max_delay_ms=20)
+        await writer.start()
+        ids = await asyncio.gather(*(writer.submit(job(f"a{i}")) for i in range(200)))
+        assert len(set(ids)) == 200
+        assert count(engine) == 200  # every awaited submit is already committed
+        await writer.stop()
+        return writer
+
+    writer = asyncio.run(main())
+    assert writer.stats.jobs == 200
+    assert writer.stats.commits < 200  # coalesced
+    assert writer.inflight == (0, 0)
+
+
+class Failing(WriteJob):
+    kind: ClassVar[str] = "failing"
+
+    @classmethod
+    def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
+        raise ValueError("broken job")
+
+
+def test_a_failing_job_does_not_fail_its_batch(engine: Engine) -> None:
+    async def main() -> None:
+        writer = GroupCommitWriter(engine, max_delay_ms=50)
+        await writer.start()
+        results = await asyncio.gather(
+            writer.submit(job("ok1")),
+            writer.submit(Failing()),
+            writer.submit(job("ok2")),
+            return_exceptions=True,
+        )
+        await writer.stop()
+        assert isinstance(results[1], ValueError)
+        assert isinstance(results[0], str) and isinstance(results[2], str)
+
+    asyncio.run(main())
+    assert count(engine) == 2
+
+
+def test_admission_refuses_beyond_bounds(engine: Engine) -> None:
+    async def main() -> None:
+        writer = GroupCommitWriter(engine, max_delay_ms=200, admission_max_spans=3)
+        await writer.start()
+        first = [asyncio.ensure_future(writer.submit(job(f"x{i}"))) for i in range(3)]
+        await asyncio.sleep(0)
+        with pytest.raises(Overloaded) as refused:
+            await writer.submit(job("too-many"))
+        assert "limit 3" in refused.value.reason
+        await asyncio.gather(*first)
+        assert await writer.submit(job("after")) is not None
+        await writer.stop()
+
+    asyncio.run(main())
+    assert count(engine) == 4

@@ -6,15 +6,19 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.api import health, traces
+from receivers.otlp.grpc_service import build_server
+from service.api import health, otlp, traces
 from service.api.http import error_response
+from service.assembler import Assembler
 from service.errors import IrisError, storage_unavailable
+from service.ingest import OtlpSink
 from service.security import SecurityMiddleware
 from service.settings import Settings
 from service.state import ServiceState, iris_version
@@ -33,9 +37,16 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
         if migrate_on_start:
             migrate.upgrade(state.engine)
         await state.writer.start()
+        assembler = Assembler(state.engine, settings)
+        app.state.assembler = assembler
+        await assembler.start()
+        grpc_server = await _start_grpc(app, state) if settings.otlp_grpc else None
         try:
             yield
         finally:
+            if grpc_server is not None:
+                await grpc_server.stop(grace=5)
+            await assembler.stop()
             await state.writer.stop()
             state.engine.dispose()
 
@@ -50,9 +61,35 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     app.state.iris = state
     app.include_router(health.router)
     app.include_router(traces.router)
+    app.include_router(otlp.router)
     _install_error_handlers(app)
     app.add_middleware(SecurityMiddleware, api_key=settings.effective_api_key)
     return app
+
+
+async def _start_grpc(app: FastAPI, state: ServiceState) -> grpc.aio.Server:
+    """Start the OTLP/gRPC receiver on this event loop, sharing the writer."""
+    settings = state.settings
+    sink = OtlpSink(state, "otlp-grpc")
+    server = build_server(
+        trace_sink=sink.traces,
+        logs_sink=sink.logs,
+        api_key=settings.effective_api_key,
+        max_message_bytes=settings.otlp_max_body_bytes,
+    )
+    host = settings.dashboard_host
+    address = (
+        f"[{host}]:{settings.otlp_grpc_port}"
+        if ":" in host
+        else f"{host}:{settings.otlp_grpc_port}"
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise RuntimeError(f"cannot bind the OTLP/gRPC receiver to {address}")
+    await server.start()
+    app.state.grpc_port = port
+    log.info("OTLP/gRPC receiver listening on %s:%d", host, port)
+    return server
 
 
 def _install_error_handlers(app: FastAPI) -> None:

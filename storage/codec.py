@@ -62,15 +62,10 @@ def tool_call_to_json(call: ToolCall) -> dict[str, Any]:
     return _drop_none(dataclasses.asdict(call))
 
 
-def trace_row(
-    trace: AgentTrace, *, trace_id: str, tenant_id: str, source: str, now: datetime
-) -> dict[str, Any]:
-    """The ``traces`` row for a complete trace (native doors)."""
+def agent_fields(trace: AgentTrace, *, now: datetime) -> dict[str, Any]:
+    """The content columns of a ``traces`` row, from the engine's trace model."""
     usage = trace.token_usage
-    timestamp = iso_to_datetime(trace.timestamp) if trace.timestamp else now
     return {
-        "tenant_id": tenant_id,
-        "trace_id": trace_id,
         "agent_name": trace.agent_name,
         "framework": trace.framework,
         "input": trace.input,
@@ -104,7 +99,18 @@ def trace_row(
         "run": trace.run,
         "case_key": trace.case_key,
         "session_id": trace.session_id,
-        "timestamp": timestamp,
+        "timestamp": iso_to_datetime(trace.timestamp) if trace.timestamp else now,
+    }
+
+
+def trace_row(
+    trace: AgentTrace, *, trace_id: str, tenant_id: str, source: str, now: datetime
+) -> dict[str, Any]:
+    """The ``traces`` row for a complete trace (native doors): ready at once."""
+    return {
+        "tenant_id": tenant_id,
+        "trace_id": trace_id,
+        **agent_fields(trace, now=now),
         "created_at": now,
         "source": source,
         "status": "ready",
@@ -116,6 +122,9 @@ def trace_row(
         "last_span_at": now,
         "ready_at": now,
         "finalize_requested": False,
+        "derived": True,
+        "lacked": None,
+        "otel_service_name": None,
     }
 
 

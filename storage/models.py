@@ -84,6 +84,10 @@ class Trace(Base):
     last_span_at: Mapped[datetime | None] = mapped_column(DateTime)
     ready_at: Mapped[datetime | None] = mapped_column(DateTime)
     finalize_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    # False when spans or log events arrived that the stored fields do not reflect yet.
+    derived: Mapped[bool] = mapped_column(Boolean, default=True)
+    lacked: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    otel_service_name: Mapped[str | None] = mapped_column(String(256))
     evaluate: Mapped[bool | None] = mapped_column(Boolean)
     eval_type: Mapped[str | None] = mapped_column(String(16))
     # The most recent evaluation, kept here so score filters are one indexed compare.
@@ -131,6 +135,28 @@ class SpanRow(Base):
             name="fk_spans_trace",
         ),
     )
+
+
+class LogEventRow(Base):
+    """A GenAI event that arrived as an OTLP log record (``event_only`` capture).
+
+    Kept apart from spans because logs and spans travel separately and either
+    may come first; derivation attaches them to their span.
+    """
+
+    __tablename__ = "log_events"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    trace_id: Mapped[str] = mapped_column(String(32))
+    span_id: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(256))
+    time_unix_nano: Mapped[int] = mapped_column(BigInteger)
+    attributes: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    body: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    received_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (Index("ix_log_events_tenant_trace", "tenant_id", "trace_id"),)
 
 
 class Evaluation(Base):

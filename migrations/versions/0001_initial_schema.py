@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-30 03:21:45.515344
+Create Date: 2026-11-30 03:29:26.019964
 """
 
 from __future__ import annotations
@@ -192,6 +192,35 @@ def upgrade() -> None:
         )
 
     op.create_table(
+        "log_events",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column("tenant_id", sa.String(length=64), nullable=False),
+        sa.Column("trace_id", sa.String(length=32), nullable=False),
+        sa.Column("span_id", sa.String(length=16), nullable=False),
+        sa.Column("name", sa.String(length=256), nullable=False),
+        sa.Column("time_unix_nano", sa.BigInteger(), nullable=False),
+        sa.Column(
+            "attributes",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=True,
+        ),
+        sa.Column(
+            "body",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=True,
+        ),
+        sa.Column("received_at", sa.DateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_log_events")),
+    )
+    with op.batch_alter_table("log_events", schema=None) as batch_op:
+        batch_op.create_index("ix_log_events_tenant_trace", ["tenant_id", "trace_id"], unique=False)
+
+    op.create_table(
         "runs",
         sa.Column("tenant_id", sa.String(length=64), nullable=False),
         sa.Column("run_id", sa.String(length=256), nullable=False),
@@ -250,6 +279,13 @@ def upgrade() -> None:
         sa.Column("last_span_at", sa.DateTime(), nullable=True),
         sa.Column("ready_at", sa.DateTime(), nullable=True),
         sa.Column("finalize_requested", sa.Boolean(), nullable=False),
+        sa.Column("derived", sa.Boolean(), nullable=False),
+        sa.Column(
+            "lacked",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=True,
+        ),
+        sa.Column("otel_service_name", sa.String(length=256), nullable=True),
         sa.Column("evaluate", sa.Boolean(), nullable=True),
         sa.Column("eval_type", sa.String(length=16), nullable=True),
         sa.Column("latest_evaluation_id", sa.String(length=40), nullable=True),
@@ -359,6 +395,10 @@ def downgrade() -> None:
 
     op.drop_table("traces")
     op.drop_table("runs")
+    with op.batch_alter_table("log_events", schema=None) as batch_op:
+        batch_op.drop_index("ix_log_events_tenant_trace")
+
+    op.drop_table("log_events")
     with op.batch_alter_table("evaluations", schema=None) as batch_op:
         batch_op.drop_index("ix_evaluations_tenant_trace")
         batch_op.drop_index("ix_evaluations_tenant_run")

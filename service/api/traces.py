@@ -43,3 +43,13 @@ async def get_trace(trace_id: str, request: Request) -> dict[str, Any]:
 @router.delete("/traces/{trace_id}")
 async def delete_trace(trace_id: str, request: Request) -> dict[str, Any]:
     return await ops.delete_trace(_state(request), trace_id, actor="api")
+
+
+@router.post("/traces/{trace_id}/finalize")
+async def finalize_trace(trace_id: str, request: Request) -> dict[str, Any]:
+    """Mark an OTLP trace complete now instead of waiting for the grace period."""
+    result = await ops.finalize_trace(_state(request), trace_id)
+    assembler = getattr(request.app.state, "assembler", None)
+    if assembler is not None:
+        assembler.wake()
+    return result

@@ -23,7 +23,7 @@ from receivers.native import (
 )
 from service.errors import IrisError, invalid_argument
 from service.state import ServiceState
-from storage import codec
+from storage import assembly, codec
 from storage import traces as trace_store
 from storage.ingest import NativeTraceWrite
 
@@ -293,3 +293,21 @@ __all__ = [
     "log_trace",
     "trace_context",
 ]
+
+
+async def finalize_trace(state: ServiceState, trace_id: str) -> dict[str, Any]:
+    """Ask the assembler to treat a trace as complete on its next sweep."""
+    check_trace_id(trace_id)
+
+    def run() -> bool:
+        with state.engine.begin() as conn:
+            return assembly.request_finalize(conn, state.tenant, trace_id)
+
+    if not await asyncio.to_thread(run):
+        raise IrisError(
+            "IRIS_UNKNOWN_TRACE",
+            f"Trace {trace_id} is not stored.",
+            status=404,
+            recovery=["Send its spans first; finalize applies to stored traces."],
+        )
+    return {"trace_id": trace_id, "finalize": "requested"}

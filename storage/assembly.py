@@ -1,0 +1,167 @@
+"""Storage side of trace assembly: find traces due, re-read them, mark ready.
+
+A trace is *due* when it is open and either its root has arrived and nothing
+new came for the grace period, or nothing came for the idle timeout (no root:
+the orphans are kept and judged as they are), or a finalize was requested.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Connection, Table, and_, or_, select, update
+
+from storage import search
+from storage.models import EvaluationJob, LogEventRow, SpanRow, Trace
+
+traces = cast(Table, Trace.__table__)
+spans = cast(Table, SpanRow.__table__)
+log_events = cast(Table, LogEventRow.__table__)
+jobs = cast(Table, EvaluationJob.__table__)
+
+
+@dataclass(frozen=True)
+class DueTrace:
+    tenant_id: str
+    trace_id: str
+    derived: bool
+    last_span_at: datetime
+    revision: int
+    evaluate: bool | None
+    eval_type: str | None
+
+
+def due_traces(
+    conn: Connection, *, now: datetime, grace: timedelta, idle: timedelta, limit: int = 500
+) -> list[DueTrace]:
+    stmt = (
+        select(
+            traces.c.tenant_id,
+            traces.c.trace_id,
+            traces.c.derived,
+            traces.c.last_span_at,
+            traces.c.revision,
+            traces.c.evaluate,
+            traces.c.eval_type,
+        )
+        .where(
+            and_(
+                traces.c.status == "open",
+                or_(
+                    and_(traces.c.has_root.is_(True), traces.c.last_span_at <= now - grace),
+                    traces.c.last_span_at <= now - idle,
+                    traces.c.finalize_requested.is_(True),
+                ),
+            )
+        )
+        .order_by(traces.c.last_span_at)
+        .limit(limit)
+    )
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update(skip_locked=True, of=traces)
+    return [DueTrace(*row) for row in conn.execute(stmt)]
+
+
+def stored_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
+    return list(
+        conn.execute(
+            select(spans).where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
+        )
+    )
+
+
+def stored_log_events(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
+    return list(
+        conn.execute(
+            select(log_events)
+            .where(and_(log_events.c.tenant_id == tenant_id, log_events.c.trace_id == trace_id))
+            .order_by(log_events.c.id)
+        )
+    )
+
+
+def save_derivation(
+    conn: Connection, due: DueTrace, fields: dict[str, Any], extras: dict[str, Any]
+) -> None:
+    """Replace a trace's derived columns and its search row."""
+    values = {**fields, **extras, "derived": True}
+    conn.execute(
+        update(traces)
+        .where(and_(traces.c.tenant_id == due.tenant_id, traces.c.trace_id == due.trace_id))
+        .values(**values)
+    )
+    row = conn.execute(
+        select(traces).where(
+            and_(traces.c.tenant_id == due.tenant_id, traces.c.trace_id == due.trace_id)
+        )
+    ).one()
+    search.index_rows(conn, [dict(row._mapping)])
+
+
+def mark_ready(conn: Connection, due: DueTrace, *, now: datetime, enqueue: bool) -> bool:
+    """Flip one trace to ready unless a span arrived since it was read.
+
+    With ``enqueue`` the evaluation job for (trace, revision) is created in
+    the same transaction, so a ready trace is never left without its job.
+    """
+    result = conn.execute(
+        update(traces)
+        .where(
+            and_(
+                traces.c.tenant_id == due.tenant_id,
+                traces.c.trace_id == due.trace_id,
+                traces.c.status == "open",
+                traces.c.last_span_at == due.last_span_at,
+            )
+        )
+        .values(status="ready", ready_at=now)
+    )
+    if result.rowcount != 1:
+        return False
+    if enqueue:
+        enqueue_job(conn, due.tenant_id, due.trace_id, due.revision, due.eval_type, now=now)
+    return True
+
+
+def enqueue_job(
+    conn: Connection,
+    tenant_id: str,
+    trace_id: str,
+    revision: int,
+    eval_type: str | None,
+    *,
+    now: datetime,
+) -> None:
+    exists = conn.execute(
+        select(jobs.c.id).where(
+            and_(
+                jobs.c.tenant_id == tenant_id,
+                jobs.c.trace_id == trace_id,
+                jobs.c.revision == revision,
+            )
+        )
+    ).first()
+    if exists is None:
+        conn.execute(
+            jobs.insert().values(
+                tenant_id=tenant_id,
+                trace_id=trace_id,
+                revision=revision,
+                eval_type=eval_type,
+                state="pending",
+                attempts=0,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+
+
+def request_finalize(conn: Connection, tenant_id: str, trace_id: str) -> bool:
+    result = conn.execute(
+        update(traces)
+        .where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
+        .values(finalize_requested=True)
+    )
+    return result.rowcount == 1

@@ -1,0 +1,284 @@
+"""Write jobs for OTLP spans and log events: idempotent, assembling traces.
+
+Spans of one trace arrive in several requests, children first and the root
+last. Each span is stored once per (tenant, trace, span) — a retried export
+is harmless — and the ``traces`` row is kept as an aggregate: span count,
+root, error flag, last arrival, status (``open`` until the assembler marks it
+``ready``) and a revision that moves when spans arrive after it was ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar, cast
+
+from sqlalchemy import Connection, Table, and_, bindparam, case, func, select, update
+from sqlalchemy import insert as sa_insert
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from storage import search
+from storage.models import LogEventRow, SpanRow, Trace
+from storage.writer import WriteJob
+
+traces = cast(Table, Trace.__table__)
+spans = cast(Table, SpanRow.__table__)
+log_events = cast(Table, LogEventRow.__table__)
+
+_IN_CHUNK = 500
+
+
+@dataclass
+class TraceDelta:
+    """What one request brings to one trace.
+
+    ``fields`` are the derived content columns (agent, input, output, …) when
+    the receiver could derive them from this request alone (the root span was
+    in it); the writer keeps them only if the trace is new, otherwise the
+    assembler re-derives from every stored span.
+    """
+
+    trace_id: str
+    span_rows: list[dict[str, Any]]
+    has_root: bool
+    root_span_id: str | None
+    first_start: datetime
+    error: bool
+    finalize: bool
+    service_name: str | None
+    fields: dict[str, Any] | None = None
+    evaluate: bool | None = None
+    eval_type: str | None = None
+    lacked: list[str] | None = None
+
+
+@dataclass
+class SpanBatchWrite(WriteJob):
+    tenant_id: str
+    source: str
+    deltas: list[TraceDelta]
+    received_at: datetime
+    nbytes: int = 0
+    spans: int = 0
+    kind: ClassVar[str] = "otlp-spans"
+    stored: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.spans = sum(len(d.span_rows) for d in self.deltas)
+
+    @classmethod
+    def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
+        batch = [j for j in jobs if isinstance(j, SpanBatchWrite)]
+        by_tenant: dict[str, list[SpanBatchWrite]] = {}
+        for job in batch:
+            by_tenant.setdefault(job.tenant_id, []).append(job)
+        for tenant_id, tenant_jobs in by_tenant.items():
+            _apply_tenant(conn, tenant_id, tenant_jobs)
+        return [sorted({d.trace_id for d in j.deltas}) for j in batch]
+
+
+def _chunks(items: list[str]) -> Iterable[list[str]]:
+    for i in range(0, len(items), _IN_CHUNK):
+        yield items[i : i + _IN_CHUNK]
+
+
+def _insert_ignoring_conflicts(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        conn.execute(sqlite_insert(table).on_conflict_do_nothing(), rows)
+    elif dialect == "postgresql":
+        conn.execute(pg_insert(table).on_conflict_do_nothing(), rows)
+    else:
+        conn.execute(sa_insert(table), rows)
+
+
+def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) -> None:
+    merged: dict[str, list[tuple[SpanBatchWrite, TraceDelta]]] = {}
+    for job in jobs:
+        for delta in job.deltas:
+            merged.setdefault(delta.trace_id, []).append((job, delta))
+    trace_ids = list(merged)
+
+    existing_traces: dict[str, Any] = {}
+    existing_spans: set[tuple[str, str]] = set()
+    pending_logs: set[str] = set()
+    for chunk in _chunks(trace_ids):
+        for row in conn.execute(
+            select(traces.c.trace_id, traces.c.status).where(
+                and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(chunk))
+            )
+        ):
+            existing_traces[row.trace_id] = row
+        known = [t for t in chunk if t in existing_traces]
+        if known:
+            existing_spans.update(
+                (r.trace_id, r.span_id)
+                for r in conn.execute(
+                    select(spans.c.trace_id, spans.c.span_id).where(
+                        and_(spans.c.tenant_id == tenant_id, spans.c.trace_id.in_(known))
+                    )
+                )
+            )
+        fresh = [t for t in chunk if t not in existing_traces]
+        if fresh:
+            pending_logs.update(
+                r.trace_id
+                for r in conn.execute(
+                    select(log_events.c.trace_id)
+                    .where(
+                        and_(log_events.c.tenant_id == tenant_id, log_events.c.trace_id.in_(fresh))
+                    )
+                    .distinct()
+                )
+            )
+
+    new_rows: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
+    span_rows: list[dict[str, Any]] = []
+    index_rows: list[dict[str, Any]] = []
+    for trace_id, pieces in merged.items():
+        job0 = pieces[0][0]
+        fresh_spans: list[dict[str, Any]] = []
+        for _job, delta in pieces:
+            for row in delta.span_rows:
+                key = (trace_id, row["span_id"])
+                if key in existing_spans:
+                    continue
+                existing_spans.add(key)
+                fresh_spans.append(row)
+        has_root = any(d.has_root for _, d in pieces)
+        root_span_id = next((d.root_span_id for _, d in pieces if d.has_root), None)
+        error = any(d.error for _, d in pieces)
+        finalize = any(d.finalize for _, d in pieces)
+        first_start = min(d.first_start for _, d in pieces)
+        if trace_id not in existing_traces:
+            # Eager fields are trustworthy only if one request carried the whole trace.
+            eager = pieces[0][1] if len(pieces) == 1 else None
+            usable = eager is not None and eager.fields is not None and trace_id not in pending_logs
+            row = {
+                "tenant_id": tenant_id,
+                "trace_id": trace_id,
+                "agent_name": pieces[0][1].service_name or "otel",
+                "timestamp": first_start,
+                "created_at": job0.received_at,
+                "source": job0.source,
+                "status": "open",
+                "revision": 1,
+                "root_span_id": root_span_id,
+                "has_root": has_root,
+                "error": error,
+                "span_count": len(fresh_spans),
+                "last_span_at": job0.received_at,
+                "finalize_requested": finalize,
+                "derived": usable,
+                "otel_service_name": pieces[0][1].service_name,
+                "metadata": {},
+            }
+            if usable and eager is not None and eager.fields is not None:
+                row.update(eager.fields)
+                row["evaluate"] = eager.evaluate
+                row["eval_type"] = eager.eval_type
+                row["lacked"] = eager.lacked
+                index_rows.append(row)
+            new_rows.append(row)
+        elif fresh_spans or finalize:
+            updates.append(
+                {
+                    "b_trace_id": trace_id,
+                    "b_count": len(fresh_spans),
+                    "b_has_root": has_root,
+                    "b_root": root_span_id,
+                    "b_error": error,
+                    "b_finalize": finalize,
+                    "b_now": job0.received_at,
+                    "b_first": first_start,
+                }
+            )
+        span_rows.extend(fresh_spans)
+
+    if new_rows:
+        columns = {c.name for c in traces.c}
+        normalised = [{k: row.get(k) for k in columns} for row in new_rows]
+        for row in normalised:
+            for key, default in (("revision", 1), ("derived", False), ("span_count", 0)):
+                if row[key] is None:
+                    row[key] = default
+        conn.execute(traces.insert(), normalised)
+    if updates:
+        _update_aggregates(conn, tenant_id, updates)
+    _insert_ignoring_conflicts(conn, spans, span_rows)
+    if index_rows:
+        search.index_rows(conn, index_rows)
+    for job in jobs:
+        job.stored = sorted({d.trace_id for d in job.deltas})
+
+
+def _update_aggregates(conn: Connection, tenant_id: str, updates: list[dict[str, Any]]) -> None:
+    """Fold late spans into existing traces: a ready trace reopens at the next revision."""
+    was_ready = traces.c.status == "ready"
+    stmt = (
+        update(traces)
+        .where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == bindparam("b_trace_id")))
+        .values(
+            span_count=traces.c.span_count + bindparam("b_count"),
+            has_root=traces.c.has_root | bindparam("b_has_root"),
+            root_span_id=case(
+                (
+                    bindparam("b_has_root"),
+                    func.coalesce(bindparam("b_root"), traces.c.root_span_id),
+                ),
+                else_=traces.c.root_span_id,
+            ),
+            error=traces.c.error | bindparam("b_error"),
+            finalize_requested=traces.c.finalize_requested | bindparam("b_finalize"),
+            last_span_at=bindparam("b_now"),
+            timestamp=case(
+                (bindparam("b_first") < traces.c.timestamp, bindparam("b_first")),
+                else_=traces.c.timestamp,
+            ),
+            derived=False,
+            revision=traces.c.revision + case((was_ready, 1), else_=0),
+            status="open",
+        )
+    )
+    conn.execute(stmt.execution_options(synchronize_session=False), updates)
+
+
+@dataclass
+class LogEventsWrite(WriteJob):
+    """GenAI events from OTLP logs; their trace is re-derived when it exists."""
+
+    tenant_id: str
+    rows: list[dict[str, Any]]
+    received_at: datetime
+    nbytes: int = 0
+    spans: int = 0
+    kind: ClassVar[str] = "otlp-logs"
+
+    def __post_init__(self) -> None:
+        self.spans = len(self.rows)
+
+    @classmethod
+    def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
+        batch = [j for j in jobs if isinstance(j, LogEventsWrite)]
+        for job in batch:
+            if not job.rows:
+                continue
+            conn.execute(log_events.insert(), job.rows)
+            touched = sorted({r["trace_id"] for r in job.rows})
+            for chunk in _chunks(touched):
+                conn.execute(
+                    update(traces)
+                    .where(and_(traces.c.tenant_id == job.tenant_id, traces.c.trace_id.in_(chunk)))
+                    .values(
+                        derived=False,
+                        last_span_at=job.received_at,
+                        revision=traces.c.revision + case((traces.c.status == "ready", 1), else_=0),
+                        status="open",
+                    )
+                )
+        return [len(j.rows) for j in batch]

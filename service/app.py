@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,7 +22,9 @@ from service.errors import IrisError, storage_unavailable
 from service.ingest import OtlpSink
 from service.security import SecurityMiddleware
 from service.settings import Settings
-from service.state import ServiceState, iris_version
+from service.state import ServiceState
+from service.version import iris_version
+from service.worker import WorkerPool
 from storage import migrate
 from storage.writer import Overloaded, StorageUnavailable
 
@@ -41,12 +44,22 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
         app.state.assembler = assembler
         await assembler.start()
         grpc_server = await _start_grpc(app, state) if settings.otlp_grpc else None
+        supervisor = None
+        if settings.worker_count > 0:
+            state.workers = WorkerPool(settings, settings.worker_count)
+            state.workers.start()
+            supervisor = asyncio.create_task(_supervise(state.workers), name="iris-supervisor")
         try:
             yield
         finally:
             if grpc_server is not None:
                 await grpc_server.stop(grace=5)
             await assembler.stop()
+            if supervisor is not None:
+                supervisor.cancel()
+            if state.workers is not None:
+                await asyncio.to_thread(state.workers.stop)
+            state.engine_pool.shutdown()
             await state.writer.stop()
             state.engine.dispose()
 
@@ -65,6 +78,12 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     _install_error_handlers(app)
     app.add_middleware(SecurityMiddleware, api_key=settings.effective_api_key)
     return app
+
+
+async def _supervise(pool: WorkerPool) -> None:
+    while True:
+        await asyncio.sleep(1.0)
+        pool.supervise()
 
 
 async def _start_grpc(app: FastAPI, state: ServiceState) -> grpc.aio.Server:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from service.settings import Settings, is_loopback
-from service.state import iris_version
+from service.version import iris_version
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

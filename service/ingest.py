@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from receivers.mapping import DerivedTrace, classify_span, derive_trace, group_by_trace
+from receivers.mapping import classify_span, group_by_trace
 from receivers.otlp.decode import DecodedBatch
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs
@@ -54,16 +54,6 @@ def span_row(record: SpanRecord, iris_kind: str, tenant_id: str, now: Any) -> di
     }
 
 
-def derived_fields(derived: DerivedTrace, *, now: Any) -> dict[str, Any]:
-    """Row columns from a derivation: content plus the assembly facts."""
-    fields = codec.agent_fields(derived, now=now)
-    fields["root_span_id"] = derived.root_span_id
-    fields["has_root"] = derived.has_root
-    fields["error"] = derived.status == "error"
-    fields["finalize_requested"] = derived.finalize_requested
-    return fields
-
-
 def build_deltas(spans: list[SpanRecord], tenant_id: str, now: Any) -> list[TraceDelta]:
     deltas = []
     for trace_id, records in group_by_trace(spans).items():
@@ -81,12 +71,6 @@ def build_deltas(spans: list[SpanRecord], tenant_id: str, now: Any) -> list[Trac
             finalize=finalize,
             service_name=service_name(resource),
         )
-        if roots:
-            derived = derive_trace(records)
-            delta.fields = derived_fields(derived, now=now)
-            delta.evaluate = derived.evaluate
-            delta.eval_type = derived.eval_type
-            delta.lacked = list(derived.lacked)
         deltas.append(delta)
     return deltas
 

@@ -66,6 +66,11 @@ class Settings(BaseSettings):
 
     workers: int | None = Field(default=None, ge=0)
     evaluate_on_ingest: bool = True
+    # A trace re-opened by late spans is judged again at most this many times.
+    max_reevaluations: int = Field(default=3, ge=0)
+    job_lease_s: float = Field(default=60.0, gt=0)
+    job_batch: int = Field(default=64, ge=1)
+    queue_warn_pending: int = Field(default=10_000, ge=1)
 
     @field_validator("log_level", mode="before")
     @classmethod

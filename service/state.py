@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from sqlalchemy import Engine
 
+from service.engine_pool import EnginePool
 from service.settings import Settings
 from storage.engine import make_engine
 from storage.writer import GroupCommitWriter
-
-
-def iris_version() -> str:
-    try:
-        return version("iris-collector")
-    except PackageNotFoundError:  # running from a source tree without install
-        return "0.0.0+source"
 
 
 @dataclass
@@ -25,7 +19,9 @@ class ServiceState:
     settings: Settings
     engine: Engine
     writer: GroupCommitWriter
+    engine_pool: EnginePool = field(default_factory=EnginePool)
     started_monotonic: float = field(default_factory=time.monotonic)
+    workers: Any = None  # service.worker.WorkerPool when this process runs one
 
     @property
     def tenant(self) -> str:

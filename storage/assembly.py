@@ -83,28 +83,38 @@ def stored_log_events(conn: Connection, tenant_id: str, trace_id: str) -> list[A
 
 
 def save_derivation(
-    conn: Connection, due: DueTrace, fields: dict[str, Any], extras: dict[str, Any]
-) -> None:
-    """Replace a trace's derived columns and its search row."""
+    conn: Connection,
+    tenant_id: str,
+    trace_id: str,
+    fields: dict[str, Any],
+    extras: dict[str, Any],
+    *,
+    span_count: int | None = None,
+) -> bool:
+    """Replace a trace's derived columns and its search row.
+
+    With ``span_count`` the write happens only if no span arrived since the
+    spans were read (the derivation would be stale); False means skipped.
+    """
     values = {**fields, **extras, "derived": True}
-    conn.execute(
-        update(traces)
-        .where(and_(traces.c.tenant_id == due.tenant_id, traces.c.trace_id == due.trace_id))
-        .values(**values)
-    )
-    row = conn.execute(
-        select(traces).where(
-            and_(traces.c.tenant_id == due.tenant_id, traces.c.trace_id == due.trace_id)
-        )
-    ).one()
-    search.index_rows(conn, [dict(row._mapping)])
+    key = and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id)
+    guard = key if span_count is None else and_(key, traces.c.span_count == span_count)
+    if conn.execute(update(traces).where(guard).values(**values)).rowcount != 1:
+        return False
+    row = conn.execute(select(traces).where(key)).one()
+    search.index_rows(conn, [dict(row._mapping)], replace=True)
+    return True
 
 
-def mark_ready(conn: Connection, due: DueTrace, *, now: datetime, enqueue: bool) -> bool:
+def mark_ready(
+    conn: Connection, due: DueTrace, *, now: datetime, evaluate: bool, max_revision: int
+) -> bool:
     """Flip one trace to ready unless a span arrived since it was read.
 
-    With ``enqueue`` the evaluation job for (trace, revision) is created in
-    the same transaction, so a ready trace is never left without its job.
+    The job for (trace, revision) is created in the same transaction, so a
+    ready trace is never left without one. The job derives the trace's fields
+    and, when ``evaluate``, judges it; revisions past ``max_revision`` (late
+    spans re-opening a trace again and again) are derived but not re-judged.
     """
     result = conn.execute(
         update(traces)
@@ -120,8 +130,11 @@ def mark_ready(conn: Connection, due: DueTrace, *, now: datetime, enqueue: bool)
     )
     if result.rowcount != 1:
         return False
-    if enqueue:
-        enqueue_job(conn, due.tenant_id, due.trace_id, due.revision, due.eval_type, now=now)
+    wanted = evaluate and due.revision <= max_revision
+    if wanted or not due.derived:
+        enqueue_job(
+            conn, due.tenant_id, due.trace_id, due.revision, due.eval_type, now=now, evaluate=wanted
+        )
     return True
 
 
@@ -133,6 +146,7 @@ def enqueue_job(
     eval_type: str | None,
     *,
     now: datetime,
+    evaluate: bool = True,
 ) -> None:
     exists = conn.execute(
         select(jobs.c.id).where(
@@ -150,6 +164,7 @@ def enqueue_job(
                 trace_id=trace_id,
                 revision=revision,
                 eval_type=eval_type,
+                evaluate=evaluate,
                 state="pending",
                 attempts=0,
                 created_at=now,

@@ -195,6 +195,7 @@ def trace_to_api(row: Any) -> dict[str, Any]:
         "session_id": row.session_id,
         "source": row.source,
         "status": row.status,
+        "derived": row.derived,
         "revision": row.revision,
         "span_count": row.span_count,
         "score": row.latest_score,

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, select
+from sqlalchemy import Connection, Table, and_, select, update
 
 from storage.codec import iso
-from storage.models import Evaluation
+from storage.models import Evaluation, RuleResultRow, Trace
 
 evaluations = cast(Table, Evaluation.__table__)
+rule_results = cast(Table, RuleResultRow.__table__)
+traces = cast(Table, Trace.__table__)
 
 
 def evaluation_to_api(row: Any) -> dict[str, Any]:
@@ -55,3 +59,99 @@ def evaluations_for_trace(conn: Connection, tenant_id: str, trace_id: str) -> li
         .order_by(evaluations.c.created_at.desc(), evaluations.c.id)
     )
     return [evaluation_to_api(r) for r in rows]
+
+
+def new_evaluation_id() -> str:
+    return "eval_" + os.urandom(12).hex()
+
+
+def _outcome(result: dict[str, Any]) -> str:
+    verdict = result.get("verdict")
+    if verdict in ("pass", "fail", "skipped"):
+        return "passed" if verdict == "pass" else ("failed" if verdict == "fail" else "skipped")
+    if result.get("skipped"):
+        return "skipped"
+    return "passed" if result.get("passed") else "failed"
+
+
+def store_evaluation(
+    conn: Connection,
+    *,
+    tenant_id: str,
+    result: dict[str, Any],
+    now: datetime,
+    trace_id: str | None = None,
+    trace_revision: int | None = None,
+    agent_name: str | None = None,
+    output_text: str | None = None,
+    expected_text: str | None = None,
+    run: str | None = None,
+    case_key: str | None = None,
+    session_id: str | None = None,
+    kind: str = "rules",
+    evaluation_id: str | None = None,
+) -> str:
+    """Insert one evaluation with its per-rule rows; point the trace at it."""
+    evaluation_id = evaluation_id or new_evaluation_id()
+    verdict = result.get("verdict") or {}
+    conn.execute(
+        evaluations.insert().values(
+            id=evaluation_id,
+            tenant_id=tenant_id,
+            trace_id=trace_id,
+            trace_revision=trace_revision,
+            eval_type=result.get("eval_type", "all"),
+            kind=kind,
+            output_text=output_text,
+            expected_text=expected_text,
+            score=result.get("score"),
+            passed=bool(result.get("passed")),
+            state=verdict.get("state", "pass" if result.get("passed") else "fail"),
+            basis=verdict.get("basis"),
+            verdict=verdict or None,
+            coverage=result.get("coverage"),
+            provenance=result.get("provenance"),
+            rule_results=result.get("rule_results", []),
+            suggestions=result.get("suggestions", []),
+            rules_evaluated=int(result.get("rules_evaluated", 0)),
+            rules_skipped=int(result.get("rules_skipped", 0)),
+            insufficient_data=bool(result.get("insufficient_data", False)),
+            critical_failures=result.get("critical_failures") or [],
+            critical_skipped=result.get("critical_skipped") or [],
+            categories=result.get("categories"),
+            note=result.get("note"),
+            interpretations=result.get("interpretations"),
+            run=run,
+            case_key=case_key,
+            session_id=session_id,
+            agent_name=agent_name,
+            created_at=now,
+        )
+    )
+    rows = []
+    seen: set[str] = set()
+    for rule in result.get("rule_results", []):
+        name = str(rule.get("rule") or rule.get("ruleName") or "")
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        rows.append(
+            {
+                "evaluation_id": evaluation_id,
+                "rule": name[:128],
+                "tenant_id": tenant_id,
+                "outcome": _outcome(rule),
+                "score": rule.get("score"),
+                "critical": bool(rule.get("critical")),
+                "created_at": now,
+            }
+        )
+    if rows:
+        conn.execute(rule_results.insert(), rows)
+    if trace_id is not None:
+        conn.execute(
+            update(traces)
+            .where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
+            .values(latest_evaluation_id=evaluation_id, latest_score=result.get("score"))
+        )
+    return evaluation_id

@@ -10,6 +10,8 @@ from sqlalchemy import Connection
 
 from storage import search
 from storage import traces as trace_store
+from storage.assembly import enqueue_job
+from storage.evaluations import store_evaluation
 from storage.writer import WriteJob
 
 
@@ -20,6 +22,10 @@ class NativeTraceWrite(WriteJob):
     row: dict[str, Any]
     span_rows: list[dict[str, Any]]
     index: bool = True
+    # Queue the trace for the worker pool (evaluation on ingest).
+    enqueue: bool = False
+    # A synchronous evaluation to store with the trace, in the same transaction.
+    evaluation: dict[str, Any] | None = None
     spans: int = 0
     nbytes: int = 0
     kind: ClassVar[str] = "native"
@@ -38,4 +44,32 @@ class NativeTraceWrite(WriteJob):
             index=False,
         )
         search.index_rows(conn, indexed)
-        return [j.row["trace_id"] for j in natives]
+        results = []
+        for job in natives:
+            row = job.row
+            if job.enqueue:
+                enqueue_job(
+                    conn,
+                    row["tenant_id"],
+                    row["trace_id"],
+                    1,
+                    row.get("eval_type"),
+                    now=row["created_at"],
+                )
+            evaluation_id = None
+            if job.evaluation is not None:
+                evaluation_id = store_evaluation(
+                    conn,
+                    tenant_id=row["tenant_id"],
+                    result=job.evaluation,
+                    now=row["created_at"],
+                    trace_id=row["trace_id"],
+                    trace_revision=1,
+                    agent_name=row["agent_name"],
+                    output_text=row.get("output"),
+                    run=row.get("run"),
+                    case_key=row.get("case_key"),
+                    session_id=row.get("session_id"),
+                )
+            results.append((row["trace_id"], evaluation_id))
+        return results

@@ -241,6 +241,8 @@ class EvaluationJob(Base):
     trace_id: Mapped[str] = mapped_column(String(32))
     revision: Mapped[int] = mapped_column(Integer)
     eval_type: Mapped[str | None] = mapped_column(String(16))
+    # False: derive the trace's fields only (evaluation turned off for it).
+    evaluate: Mapped[bool] = mapped_column(Boolean, default=True)
     state: Mapped[str] = mapped_column(String(16))  # pending | running | done | failed
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime)

@@ -107,12 +107,12 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     existing_spans: set[tuple[str, str]] = set()
     pending_logs: set[str] = set()
     for chunk in _chunks(trace_ids):
-        for row in conn.execute(
+        for found in conn.execute(
             select(traces.c.trace_id, traces.c.status).where(
                 and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(chunk))
             )
         ):
-            existing_traces[row.trace_id] = row
+            existing_traces[found.trace_id] = found
         known = [t for t in chunk if t in existing_traces]
         if known:
             existing_spans.update(
@@ -144,12 +144,12 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
         job0 = pieces[0][0]
         fresh_spans: list[dict[str, Any]] = []
         for _job, delta in pieces:
-            for row in delta.span_rows:
-                key = (trace_id, row["span_id"])
+            for span in delta.span_rows:
+                key = (trace_id, span["span_id"])
                 if key in existing_spans:
                     continue
                 existing_spans.add(key)
-                fresh_spans.append(row)
+                fresh_spans.append(span)
         has_root = any(d.has_root for _, d in pieces)
         root_span_id = next((d.root_span_id for _, d in pieces if d.has_root), None)
         error = any(d.error for _, d in pieces)
@@ -202,11 +202,11 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
 
     if new_rows:
         columns = {c.name for c in traces.c}
-        normalised = [{k: row.get(k) for k in columns} for row in new_rows]
-        for row in normalised:
-            for key, default in (("revision", 1), ("derived", False), ("span_count", 0)):
-                if row[key] is None:
-                    row[key] = default
+        normalised = [{k: new.get(k) for k in columns} for new in new_rows]
+        for new in normalised:
+            for column, default in (("revision", 1), ("derived", False), ("span_count", 0)):
+                if new[column] is None:
+                    new[column] = default
         conn.execute(traces.insert(), normalised)
     if updates:
         _update_aggregates(conn, tenant_id, updates)

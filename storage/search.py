@@ -9,7 +9,7 @@ inject FTS5 operators or fail to parse.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -80,15 +80,54 @@ def document(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def index_rows(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
-    """Index (or re-index) traces in the caller's transaction."""
+def _sqlite_rowids(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The ``traces`` rowid of each key: the FTS5 row shares it, so lookups
+    and deletes go by rowid instead of scanning the unindexed id columns."""
+    found: dict[tuple[str, str], int] = {}
+    by_tenant: dict[str, list[str]] = {}
+    for tenant_id, trace_id in keys:
+        by_tenant.setdefault(tenant_id, []).append(trace_id)
+    for tenant_id, ids in by_tenant.items():
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            rows = conn.execute(
+                text(
+                    "SELECT rowid, trace_id FROM traces WHERE tenant_id = :t "
+                    f"AND trace_id IN ({', '.join(f':i{n}' for n in range(len(chunk)))})"
+                ),
+                {"t": tenant_id, **{f"i{n}": v for n, v in enumerate(chunk)}},
+            )
+            for rowid, trace_id in rows:
+                found[(tenant_id, trace_id)] = int(rowid)
+    return found
+
+
+def index_rows(conn: Connection, rows: Sequence[dict[str, Any]], *, replace: bool = False) -> None:
+    """Index traces in the caller's transaction (the trace rows must exist).
+
+    ``replace`` first removes an existing index row (re-derived traces).
+    """
     if not rows:
         return
     docs = [document(r) for r in rows]
-    remove(conn, [(d["tenant_id"], d["trace_id"]) for d in docs])
+    keys = [(d["tenant_id"], d["trace_id"]) for d in docs]
     if conn.dialect.name == "sqlite":
-        conn.execute(search_table.insert(), docs)
+        rowids = _sqlite_rowids(conn, keys)
+        if replace:
+            _delete_sqlite(conn, list(rowids.values()))
+        for doc in docs:
+            doc["rowid"] = rowids[(doc["tenant_id"], doc["trace_id"])]
+        conn.execute(
+            text(
+                "INSERT INTO trace_search (rowid, tenant_id, trace_id, input, output, tools, "
+                "metadata) VALUES (:rowid, :tenant_id, :trace_id, :input, :output, :tools, "
+                ":metadata)"
+            ),
+            docs,
+        )
         return
+    if replace:
+        remove(conn, keys)
     conn.execute(
         text(
             "INSERT INTO trace_search "
@@ -103,7 +142,19 @@ def index_rows(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
     )
 
 
-def remove(conn: Connection, keys: Iterable[tuple[str, str]]) -> None:
+def _delete_sqlite(conn: Connection, rowids: list[int]) -> None:
+    for i in range(0, len(rowids), 500):
+        chunk = rowids[i : i + 500]
+        conn.execute(
+            text(f"DELETE FROM trace_search WHERE rowid IN ({', '.join(str(r) for r in chunk)})")
+        )
+
+
+def remove(conn: Connection, keys: Sequence[tuple[str, str]]) -> None:
+    """Delete index rows; call before deleting the trace rows themselves."""
+    if conn.dialect.name == "sqlite":
+        _delete_sqlite(conn, list(_sqlite_rowids(conn, keys).values()))
+        return
     for tenant_id, trace_id in keys:
         conn.execute(
             delete(search_table).where(
@@ -144,12 +195,15 @@ class SearchPlan:
         return not self.words
 
     def apply(self, stmt: Select[Any], tenant_col: Any, trace_col: Any) -> Select[Any]:
+        if self.dialect == "sqlite":
+            joined = stmt.join(
+                search_table, literal_column("trace_search.rowid") == literal_column("traces.rowid")
+            )
+            return joined.where(literal_column("trace_search").op("MATCH")(self.match))
         joined = stmt.join(
             search_table,
             and_(search_table.c.tenant_id == tenant_col, search_table.c.trace_id == trace_col),
         )
-        if self.dialect == "sqlite":
-            return joined.where(literal_column("trace_search").op("MATCH")(self.match))
         return joined.where(
             literal_column("trace_search.document").op("@@")(func.to_tsquery("simple", self.match))
         )

@@ -182,13 +182,13 @@ def delete_trace(
     row = get_trace(conn, tenant_id, trace_id)
     if row is None:
         return False
+    search.remove(conn, [(tenant_id, trace_id)])
     span_count = conn.execute(
         delete(spans).where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
     ).rowcount
     conn.execute(
         delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
     )
-    search.remove(conn, [(tenant_id, trace_id)])
     linked = list(
         conn.execute(
             select(evaluations.c.id, evaluations.c.rule_results).where(

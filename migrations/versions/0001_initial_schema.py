@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-30 03:29:26.019964
+Create Date: 2026-11-30 03:42:39.210561
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ def upgrade() -> None:
         sa.Column("trace_id", sa.String(length=32), nullable=False),
         sa.Column("revision", sa.Integer(), nullable=False),
         sa.Column("eval_type", sa.String(length=16), nullable=True),
+        sa.Column("evaluate", sa.Boolean(), nullable=False),
         sa.Column("state", sa.String(length=16), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("lease_until", sa.DateTime(), nullable=True),

@@ -95,7 +95,7 @@ def _success_answer(
 ) -> HttpAnswer:
     message = response_type()
     if rejected:
-        partial = message.partial_success  # type: ignore[attr-defined]
+        partial = message.partial_success
         if response_type is ExportLogsServiceResponse:
             partial.rejected_log_records = rejected
         else:
@@ -112,7 +112,7 @@ def _success_answer(
         )
         doc["partialSuccess"] = {
             key: str(rejected),
-            "errorMessage": message.partial_success.error_message,  # type: ignore[attr-defined]
+            "errorMessage": message.partial_success.error_message,
         }
     if iris_block is not None:
         doc["iris"] = iris_block

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evaluators.model import AgentTrace
+from evaluators.request import EvaluationRequest
 from receivers.native import (
     NativeValidationError,
     parse_trace_body,
@@ -22,6 +24,7 @@ from receivers.native import (
     validation_details,
 )
 from service.errors import IrisError, invalid_argument
+from service.evaluation import deployed_entries
 from service.state import ServiceState
 from storage import assembly, codec
 from storage import traces as trace_store
@@ -77,15 +80,6 @@ async def log_trace(
             recovery=["Fix the fields named in details and send the trace again."],
             details=exc.details,
         ) from None
-    if parsed.evaluate:
-        # The engine is not wired into this build yet; never store half a request.
-        raise IrisError(
-            "IRIS_EVALUATION_UNAVAILABLE",
-            "evaluate: true needs the evaluation engine, which this server does not run; "
-            "the trace was not stored.",
-            status=501,
-            recovery=["Send the trace again without evaluate (or with evaluate: false)."],
-        )
     now = codec.utcnow()
     trace = to_agent_trace(parsed, now=now)
     context = trace_context(headers or {})
@@ -96,10 +90,36 @@ async def log_trace(
     span_rows = codec.native_span_rows(
         trace.spans, trace_id=trace_id, tenant_id=state.tenant, now=now
     )
-    job = NativeTraceWrite(row=row, span_rows=span_rows, index=state.settings.search_index == "on")
+    evaluation = None
+    if parsed.evaluate:
+        # Judged before anything is stored: a failure here stores nothing.
+        evaluation = await evaluate_trace(state, trace, parsed.eval_type)
+    job = NativeTraceWrite(
+        row=row,
+        span_rows=span_rows,
+        index=state.settings.search_index == "on",
+        enqueue=evaluation is None and state.settings.evaluate_on_ingest,
+        evaluation=evaluation,
+    )
     job.nbytes = len(str(body)) if not isinstance(body, bytes | str) else len(body)
-    await state.writer.submit(job)
-    return {"trace_id": trace_id, "status": "stored"}
+    _, evaluation_id = await state.writer.submit(job)
+    answer: dict[str, Any] = {"trace_id": trace_id, "status": "stored"}
+    if evaluation is not None:
+        answer["evaluation"] = {"id": evaluation_id, "trace_id": trace_id, **evaluation}
+    return answer
+
+
+async def evaluate_trace(
+    state: ServiceState, trace: AgentTrace, eval_type: str | None
+) -> dict[str, Any]:
+    """Run the engine on a trace in the pool, with the tenant's deployed rules."""
+
+    def entries() -> list[dict[str, Any]]:
+        with state.engine.connect() as conn:
+            return deployed_entries(conn, state.tenant)
+
+    request = EvaluationRequest.from_trace(trace, eval_type=eval_type)
+    return await state.engine_pool.evaluate(request, await asyncio.to_thread(entries))
 
 
 class TracesQueryParams(BaseModel):

@@ -16,6 +16,8 @@ def make_client(tmp_path: Path, db_url: str) -> Iterator[Callable[..., TestClien
     clients: list[TestClient] = []
 
     def make(**overrides: Any) -> TestClient:
+        overrides.setdefault("workers", 0)  # tests drain the queue in-process
+        overrides.setdefault("otlp_grpc_port", 0)
         settings = Settings(home=tmp_path / "home", db_url=db_url, **overrides)
         client = TestClient(create_app(settings, migrate_on_start=False))
         client.__enter__()

@@ -60,7 +60,9 @@ def test_sigkill_mid_load_loses_no_acknowledged_span(tmp_path: Path, db_url: str
     assert len(acknowledged) < len(bodies) * 90, "the kill came after the load finished"
     engine = make_engine(db_url)
     with engine.connect() as conn:
-        stored = {(r.trace_id, r.span_id) for r in conn.execute(select(SpanRow.trace_id, SpanRow.span_id))}
+        stored = {
+            (r.trace_id, r.span_id) for r in conn.execute(select(SpanRow.trace_id, SpanRow.span_id))
+        }
     engine.dispose()
     missing = acknowledged - stored
     assert not missing, f"{len(missing)} acknowledged spans were lost"

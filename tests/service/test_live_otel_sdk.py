@@ -60,11 +60,16 @@ def run_agent(exporter: SpanExporter, agent: str) -> str:
     return trace_id
 
 
+def detail_done(detail: dict[str, Any]) -> bool:
+    return bool(detail["evals"])
+
+
 def wait_for_trace(server: LiveServer, trace_id: str, timeout: float = 20) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         r = httpx.get(f"{server.url}/api/v1/traces/{trace_id}", timeout=5)
-        if r.status_code == 200 and r.json()["trace"]["status"] == "ready":
+        trace = r.json()["trace"] if r.status_code == 200 else {}
+        if trace.get("status") == "ready" and trace.get("derived") and detail_done(r.json()):
             return dict(r.json())
         time.sleep(0.1)
     raise AssertionError(f"trace {trace_id} never became ready")
@@ -76,7 +81,10 @@ def test_sdk_http_and_grpc_exporters(tmp_path: Path, db_url: str) -> None:
         grpc_id = run_agent(
             GrpcExporter(endpoint=f"127.0.0.1:{server.grpc_port}", insecure=True), "grpc-agent"
         )
-        for trace_id, agent, source in ((http_id, "http-agent", "otlp"), (grpc_id, "grpc-agent", "otlp-grpc")):
+        for trace_id, agent, source in (
+            (http_id, "http-agent", "otlp"),
+            (grpc_id, "grpc-agent", "otlp-grpc"),
+        ):
             detail = wait_for_trace(server, trace_id)
             trace = detail["trace"]
             assert trace["agent_name"] == agent
@@ -87,3 +95,6 @@ def test_sdk_http_and_grpc_exporters(tmp_path: Path, db_url: str) -> None:
             assert [c["tool_name"] for c in trace["tool_calls"]] == ["calculator"]
             assert trace["tool_calls"][0]["input"] == {"expression": "6*7"}
             assert len(detail["spans"]) == 3
+            verdict = detail["evals"][0]["verdict"]
+            assert verdict["state"] in ("pass", "fail", "unknown")
+            assert detail["trace"]["score"] == detail["evals"][0]["score"]

@@ -22,6 +22,7 @@ from receivers.mapping import derive_trace, group_by_trace
 from receivers.otlp.decode import decode_traces_protobuf
 from receivers.otlp.logs import attach_log_events, decode_logs_protobuf
 from service.assembler import sweep_once
+from service.worker import drain
 from storage import codec
 from tests.support.fixtures import Scenario, scenarios
 
@@ -61,6 +62,7 @@ def stored(client: TestClient) -> dict[str, dict[str, Any]]:
     app_state = client.app.state.iris  # type: ignore[attr-defined]
     while sweep_once(app_state.engine, app_state.settings):
         pass
+    drain(app_state.engine, app_state.settings)
     traces = client.get("/api/v1/traces", params={"limit": 1000}).json()["traces"]
     return {t["trace_id"]: t for t in traces}
 
@@ -71,6 +73,7 @@ def assert_matches(scenario: Scenario, got: dict[str, dict[str, Any]]) -> None:
     for trace_id, fields in want.items():
         trace = got[trace_id]
         assert trace["status"] == "ready"
+        assert trace["derived"] is True
         for key, value in fields.items():
             if key == "timestamp":
                 assert trace[key] == (codec.iso(codec.iso_to_datetime(value)) if value else None)
@@ -133,12 +136,16 @@ def test_shuffled_parts_give_the_same_traces(otlp_client: TestClient, scenario: 
     requests.reverse()  # root-bearing parts first, children last
     state = otlp_client.app.state.iris  # type: ignore[attr-defined]
     for i, body in enumerate(requests):
-        r = otlp_client.post("/v1/traces", content=body, headers={"content-type": "application/x-protobuf"})
+        r = otlp_client.post(
+            "/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+        )
         assert r.status_code == 200
         if i == 0:  # a trace readied early must be re-derived when the rest arrives
             sweep_once(state.engine, state.settings)
     # Sending everything again is harmless: spans are idempotent.
     for body in requests:
-        otlp_client.post("/v1/traces", content=body, headers={"content-type": "application/x-protobuf"})
+        otlp_client.post(
+            "/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+        )
     got = stored(otlp_client)
     assert_matches(scenario, got)

@@ -102,7 +102,9 @@ def test_undecodable_protobuf_is_400_with_status(otlp: TestClient) -> None:
 
 
 def test_corrupt_gzip_is_400(otlp: TestClient) -> None:
-    r = otlp.post("/v1/traces", content=b"\x1f\x8bnot gzip", headers={**PB, "content-encoding": "gzip"})
+    r = otlp.post(
+        "/v1/traces", content=b"\x1f\x8bnot gzip", headers={**PB, "content-encoding": "gzip"}
+    )
     assert r.status_code == 400
 
 

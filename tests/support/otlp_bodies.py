@@ -33,8 +33,9 @@ def agent_request(
         start = base_ns + rng.randrange(10**12)
         question = f"question {rng.randrange(10**6)}"
         specs = [
-            (tool_id, root_id, "execute_tool lookup", [("gen_ai.operation.name", "execute_tool"),
-             ("gen_ai.tool.name", "lookup"), ("gen_ai.tool.call.arguments", json.dumps({"q": question}))]),
+            (tool_id, root_id, "execute_tool lookup", [
+                ("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "lookup"),
+                ("gen_ai.tool.call.arguments", json.dumps({"q": question}))]),
             (chat_id, root_id, "chat gpt-4o", [("gen_ai.operation.name", "chat"),
              ("gen_ai.request.model", "gpt-4o"), ("gen_ai.usage.input_tokens", 50),
              ("gen_ai.usage.output_tokens", 20),

@@ -1,0 +1,65 @@
+"""Derive a stored OTLP trace from all its spans and log events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from receivers.mapping import DerivedTrace, derive_trace
+from receivers.otlp.logs import LogEvent, attach_log_events
+from receivers.spans import SpanEventRecord, SpanRecord
+from storage import codec
+
+
+def record_from_row(row: Any) -> SpanRecord:
+    """A stored span back in the receivers' record shape."""
+    return SpanRecord(
+        trace_id=row.trace_id,
+        span_id=row.span_id,
+        name=row.name,
+        parent_span_id=row.parent_span_id,
+        kind=row.kind,
+        start_unix_nano=row.start_unix_nano,
+        end_unix_nano=row.end_unix_nano,
+        status_code=row.status_code,
+        status_message=row.status_message,
+        attributes=row.attributes or {},
+        events=[
+            SpanEventRecord(e["name"], int(e.get("time_unix_nano") or 0), e.get("attributes") or {})
+            for e in row.events or []
+        ],
+        resource=row.resource or {},
+        scope_name=row.scope_name,
+    )
+
+
+def derive_rows(span_rows: Sequence[Any], log_rows: Sequence[Any]) -> DerivedTrace | None:
+    """Derive from stored span and log-event rows; None when there are no spans."""
+    records = [record_from_row(r) for r in span_rows]
+    if not records:
+        return None
+    events = [
+        LogEvent(e.trace_id, e.span_id, e.name, e.time_unix_nano, e.attributes or {}, e.body)
+        for e in log_rows
+    ]
+    if events:
+        attach_log_events(records, events)
+    return derive_trace(records)
+
+
+def derived_fields(derived: DerivedTrace, *, now: Any) -> dict[str, Any]:
+    """Row columns from a derivation: content plus the assembly facts."""
+    fields = codec.agent_fields(derived, now=now)
+    fields["root_span_id"] = derived.root_span_id
+    fields["has_root"] = derived.has_root
+    fields["error"] = derived.status == "error"
+    fields["finalize_requested"] = derived.finalize_requested
+    return fields
+
+
+def derived_extras(derived: DerivedTrace) -> dict[str, Any]:
+    return {
+        "evaluate": derived.evaluate,
+        "eval_type": derived.eval_type,
+        "lacked": list(derived.lacked),
+    }

@@ -1,0 +1,63 @@
+"""A process pool for synchronous evaluations (evaluate_output, evaluate: true).
+
+The engine is CPU-bound Python; running it on the event loop would stall every
+receiver. Callers await a future from this pool instead (DESIGN decision 5).
+Deployed rules travel as their stored entries (plain dicts) and are compiled
+once per process, keyed by content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from evaluators.custom.definition import CustomRuleDef, revalidate
+from evaluators.engine import evaluate
+from evaluators.request import EvaluationRequest
+from service.evaluation import engine_config
+
+_compiled: dict[str, list[CustomRuleDef]] = {}
+
+
+def _deployed(entries: list[dict[str, Any]]) -> list[CustomRuleDef]:
+    key = hashlib.sha256(json.dumps(entries, sort_keys=True, default=str).encode()).hexdigest()
+    rules = _compiled.get(key)
+    if rules is None:
+        rules, _ = revalidate(entries)
+        if len(_compiled) > 64:
+            _compiled.clear()
+        _compiled[key] = rules
+    return rules
+
+
+def run_request(request: EvaluationRequest, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Executed in a pool process."""
+    return evaluate(request, engine_config(), _deployed(entries))
+
+
+class EnginePool:
+    def __init__(self, processes: int = 1):
+        self.processes = max(1, processes)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.processes, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._pool
+
+    async def evaluate(
+        self, request: EvaluationRequest, entries: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor(), run_request, request, entries)
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,193 @@
+"""Running the engine for the service: stored traces in, stored verdicts out.
+
+One place builds the engine's inputs from storage and stores its results,
+for the worker pool and for the synchronous paths alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from evaluators.config import EngineConfig
+from evaluators.custom.definition import CustomRuleDef, revalidate
+from evaluators.engine import evaluate
+from evaluators.model import (
+    AgentTrace,
+    ExpectedToolCall,
+    ExpectedTrajectory,
+    Span,
+    SpanEvent,
+    TokenUsage,
+    ToolCall,
+    ToolDef,
+)
+from evaluators.request import EvaluationRequest
+from service.version import iris_version
+from storage import codec
+from storage.models import CustomRule
+
+EVAL_TYPES = ("completeness", "relevance", "safety", "cost", "custom", "all")
+
+
+def engine_config(judged_at: str | None = None) -> EngineConfig:
+    return EngineConfig(iris_version=iris_version(), judged_at=judged_at or _now_iso())
+
+
+def _now_iso() -> str:
+    return codec.iso(codec.utcnow()) or ""
+
+
+def _tool_call(data: dict[str, Any]) -> ToolCall:
+    extra = {k: data.get(k) for k in ToolCall.__dataclass_fields__ if k != "tool_name"}
+    return ToolCall(str(data.get("tool_name", "")), **extra)
+
+
+def trace_from_row(row: Any, span_rows: Sequence[Any] = ()) -> AgentTrace:
+    """Rebuild the engine's trace model from a stored ``traces`` row."""
+    usage = None
+    if row.prompt_tokens is not None or row.completion_tokens is not None:
+        usage = TokenUsage(row.prompt_tokens, row.completion_tokens, row.total_tokens)
+    trajectory = None
+    if row.expected_trajectory:
+        et = row.expected_trajectory
+        trajectory = ExpectedTrajectory(
+            tool_calls=tuple(
+                ExpectedToolCall(c["tool_name"], c.get("input")) for c in et.get("tool_calls", ())
+            ),
+            mode=et.get("mode", "ordered_subset"),
+            args=et.get("args", "subset"),
+            step_budget=et.get("step_budget"),
+            tolerance=et.get("tolerance", 1.5),
+        )
+    spans = tuple(
+        Span(
+            name=s.name,
+            span_id=s.span_id,
+            parent_span_id=s.parent_span_id,
+            kind=s.iris_kind
+            if s.iris_kind in ("LLM", "TOOL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
+            else "INTERNAL",
+            status_code=s.status_code if s.status_code in ("OK", "ERROR") else "UNSET",
+            status_message=s.status_message,
+            start_time=codec.ns_to_iso(s.start_unix_nano),
+            end_time=codec.ns_to_iso(s.end_unix_nano),
+            attributes=s.attributes or {},
+            events=tuple(
+                SpanEvent(e.get("name", ""), None, e.get("attributes") or {})
+                for e in s.events or ()
+            ),
+        )
+        for s in span_rows
+    )
+    return AgentTrace(
+        agent_name=row.agent_name,
+        framework=row.framework,
+        input=row.input,
+        output=row.output,
+        tool_calls=None if row.tool_calls is None else tuple(_tool_call(c) for c in row.tool_calls),
+        latency_ms=row.latency_ms,
+        token_usage=usage,
+        cost_usd=row.cost_usd,
+        cost_source=row.cost_source,
+        metadata=row._mapping["metadata"] or {},
+        spans=spans,
+        tools=None
+        if row.tools is None
+        else tuple(
+            ToolDef(t["name"], t.get("description"), t.get("inputSchema"), t.get("annotations"))
+            for t in row.tools
+        ),
+        run=row.run,
+        case_key=row.case_key,
+        session_id=row.session_id,
+        expected_trajectory=trajectory,
+        timestamp=codec.iso(row.timestamp),
+    )
+
+
+class DeployedRules:
+    """The tenant's enabled custom rules, re-read at most every ``ttl_s``."""
+
+    def __init__(self, ttl_s: float = 2.0):
+        self.ttl_s = ttl_s
+        self._cache: dict[str, tuple[float, list[CustomRuleDef]]] = {}
+
+    def get(self, conn: Connection, tenant_id: str) -> list[CustomRuleDef]:
+        cached = self._cache.get(tenant_id)
+        if cached is not None and time.monotonic() - cached[0] < self.ttl_s:
+            return cached[1]
+        rules = load_deployed(conn, tenant_id)
+        self._cache[tenant_id] = (time.monotonic(), rules)
+        return rules
+
+    def invalidate(self) -> None:
+        self._cache.clear()
+
+
+def load_deployed(conn: Connection, tenant_id: str) -> list[CustomRuleDef]:
+    valid, _quarantined = revalidate(deployed_entries(conn, tenant_id))
+    return valid
+
+
+def deployed_entries(conn: Connection, tenant_id: str) -> list[dict[str, Any]]:
+    """The tenant's enabled, unquarantined custom rules as stored entries."""
+    rows = conn.execute(
+        select(CustomRule).where(
+            CustomRule.tenant_id == tenant_id,
+            CustomRule.enabled.is_(True),
+            CustomRule.quarantine_reason.is_(None),
+        )
+    ).scalars()
+    entries = [
+        {
+            "id": r.id,
+            "name": r.name,
+            "description": r.description,
+            "evalType": r.eval_type,
+            "severity": r.severity,
+            "definition": r.definition,
+            "enabled": r.enabled,
+        }
+        for r in rows
+    ]
+    return entries
+
+
+def judge_trace(
+    trace: AgentTrace, eval_type: str | None, deployed: Sequence[CustomRuleDef]
+) -> dict[str, Any]:
+    """Evaluate one stored trace with the deployed rules, stamped now."""
+    request = EvaluationRequest.from_trace(
+        trace, eval_type=eval_type if eval_type in EVAL_TYPES else None
+    )
+    return evaluate(request, engine_config(), deployed)
+
+
+def unknown_result(eval_type: str | None, reason: str) -> dict[str, Any]:
+    """What is stored when a job failed for good: a verdict of ``unknown``
+    that names the internal error, never a pass."""
+    return {
+        "eval_type": eval_type if eval_type in EVAL_TYPES else "all",
+        "score": None,
+        "passed": False,
+        "verdict": {
+            "state": "unknown",
+            "passed": False,
+            "basis": "internal_error",
+            "by": [],
+            "also": [],
+            "risk": None,
+        },
+        "rule_results": [],
+        "suggestions": [],
+        "rules_evaluated": 0,
+        "rules_skipped": 0,
+        "insufficient_data": True,
+        "critical_failures": [],
+        "critical_skipped": [],
+        "note": f"Evaluation failed after repeated attempts: {reason}",
+    }

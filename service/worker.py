@@ -1,0 +1,327 @@
+"""Evaluator workers: claim jobs, derive, judge, store — in their own processes.
+
+Each batch runs in three phases so the CPU-bound part never holds a database
+write lock (SQLite has one for the whole file):
+
+1. claim a batch of jobs (a short write transaction);
+2. read each trace, derive its fields from its spans when they are stale,
+   evaluate it — no transaction open while computing;
+3. store derivations, evaluations and job completions in one transaction,
+   each guarded so that a trace that moved on, or a job whose lease passed
+   to another worker, is not overwritten.
+
+``iris serve`` runs a pool of these processes beside the receivers;
+``iris worker`` runs them alone, for other machines sharing PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from multiprocessing.synchronize import Event as MpEvent
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, select
+
+from evaluators.custom.definition import CustomRuleDef
+from service.derivation import derive_rows, derived_extras, derived_fields
+from service.evaluation import DeployedRules, judge_trace, trace_from_row, unknown_result
+from service.settings import Settings
+from storage import assembly, codec
+from storage import jobs as job_store
+from storage.engine import make_engine
+from storage.evaluations import store_evaluation
+from storage.models import Trace
+
+log = logging.getLogger("iris.worker")
+traces = Trace.__table__
+
+
+@dataclass
+class Outcome:
+    job: job_store.ClaimedJob
+    derivation: tuple[dict[str, Any], dict[str, Any], int] | None = None
+    result: dict[str, Any] | None = None
+    trace_row: Any = None
+    error: str | None = None
+
+
+@dataclass
+class BatchStats:
+    claimed: int = 0
+    evaluated: int = 0
+    derived: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    per_eval_type: dict[str, int] = field(default_factory=dict)
+
+
+def _claim(engine: Engine, settings: Settings, worker: str) -> list[job_store.ClaimedJob]:
+    now = codec.utcnow()
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        claimed = job_store.claim(
+            conn,
+            worker=worker,
+            limit=settings.job_batch,
+            lease=timedelta(seconds=settings.job_lease_s),
+            now=now,
+        )
+        conn.commit()
+    return claimed
+
+
+def _read(conn: Connection, job: job_store.ClaimedJob) -> tuple[Any, list[Any], list[Any]]:
+    row = conn.execute(
+        select(traces).where(
+            and_(traces.c.tenant_id == job.tenant_id, traces.c.trace_id == job.trace_id)
+        )
+    ).first()
+    if row is None:
+        return None, [], []
+    spans: list[Any] = []
+    logs: list[Any] = []
+    if not row.derived or (row.tool_calls is None and row.span_count):
+        spans = assembly.stored_spans(conn, job.tenant_id, job.trace_id)
+    if not row.derived:
+        logs = assembly.stored_log_events(conn, job.tenant_id, job.trace_id)
+    return row, spans, logs
+
+
+def _compute(
+    job: job_store.ClaimedJob,
+    row: Any,
+    spans: list[Any],
+    logs: list[Any],
+    deployed: list[CustomRuleDef],
+) -> Outcome:
+    outcome = Outcome(job, trace_row=row)
+    if row is None:  # deleted since it was queued: nothing to judge
+        return outcome
+    evaluate, eval_type = job.evaluate, job.eval_type
+    if not row.derived:
+        derived = derive_rows(spans, logs)
+        if derived is not None:
+            now = codec.utcnow()
+            fields = derived_fields(derived, now=now)
+            extras = derived_extras(derived)
+            outcome.derivation = (fields, extras, row.span_count)
+            row = _merged(row, {**fields, **extras})
+            outcome.trace_row = row
+            if derived.evaluate is not None:
+                evaluate = derived.evaluate
+            eval_type = derived.eval_type or eval_type
+    if evaluate:
+        trace = trace_from_row(row, spans if row.tool_calls is None else ())
+        outcome.result = judge_trace(trace, eval_type, deployed)
+    return outcome
+
+
+class _Row:
+    """A stored row with some columns replaced (the fresh derivation)."""
+
+    def __init__(self, row: Any, changes: dict[str, Any]):
+        self._values = {**dict(row._mapping), **changes}
+        self._mapping = self._values
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _merged(row: Any, changes: dict[str, Any]) -> Any:
+    return _Row(row, changes)
+
+
+def _store(engine: Engine, outcomes: list[Outcome], stats: BatchStats) -> None:
+    """Write a batch's results in one transaction.
+
+    Each job is first marked done *conditionally* (still ours, same attempt);
+    only then are its derivation and evaluation written, so a job whose lease
+    passed to another worker contributes nothing twice.
+    """
+    now = codec.utcnow()
+    with engine.begin() as conn:
+        for outcome in outcomes:
+            job = outcome.job
+            if outcome.error is not None:
+                stats.failed += 1
+                if job_store.fail(conn, job, error=outcome.error, now=now):
+                    evaluation_id = store_evaluation(
+                        conn,
+                        tenant_id=job.tenant_id,
+                        result=unknown_result(job.eval_type, outcome.error),
+                        now=now,
+                        trace_id=job.trace_id,
+                        trace_revision=job.revision,
+                    )
+                    job_store.attach_evaluation(conn, job.id, evaluation_id)
+                    log.error("job %s failed for good: %s", job.id, outcome.error)
+                continue
+            if not job_store.finish(conn, job, evaluation_id=None, now=now):
+                continue  # another worker owns it now
+            if outcome.derivation is not None:
+                fields, extras, span_count = outcome.derivation
+                if assembly.save_derivation(
+                    conn, job.tenant_id, job.trace_id, fields, extras, span_count=span_count
+                ):
+                    stats.derived += 1
+            row = outcome.trace_row
+            if outcome.result is None or row is None:
+                continue
+            evaluation_id = store_evaluation(
+                conn,
+                tenant_id=job.tenant_id,
+                result=outcome.result,
+                now=now,
+                trace_id=job.trace_id,
+                trace_revision=job.revision,
+                agent_name=row.agent_name,
+                output_text=row.output,
+                run=row.run,
+                case_key=row.case_key,
+                session_id=row.session_id,
+            )
+            job_store.attach_evaluation(conn, job.id, evaluation_id)
+            stats.evaluated += 1
+            kind = str(outcome.result.get("eval_type", "all"))
+            stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
+
+
+def process_batch(
+    engine: Engine, settings: Settings, worker: str, rules: DeployedRules
+) -> BatchStats:
+    """Claim, compute and store one batch; returns what happened."""
+    started = time.perf_counter()
+    stats = BatchStats()
+    claimed = _claim(engine, settings, worker)
+    stats.claimed = len(claimed)
+    if not claimed:
+        return stats
+    outcomes: list[Outcome] = []
+    with engine.connect() as conn:
+        reads = [(job, *_read(conn, job)) for job in claimed]
+        deployed = {job.tenant_id: rules.get(conn, job.tenant_id) for job in claimed}
+    for job, row, spans, logs in reads:
+        try:
+            outcomes.append(_compute(job, row, spans, logs, deployed[job.tenant_id]))
+        except Exception as exc:  # a bad trace must not take the batch down
+            log.warning("job %s raised: %r", job.id, exc)
+            outcomes.append(Outcome(job, error=f"{type(exc).__name__}: {exc}"))
+    _store(engine, outcomes, stats)
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def drain(engine: Engine, settings: Settings, worker: str = "inline") -> BatchStats:
+    """Process every pending job in this process (tests, ``iris worker --once``)."""
+    total = BatchStats()
+    rules = DeployedRules(ttl_s=0)
+    while True:
+        stats = process_batch(engine, settings, worker, rules)
+        if not stats.claimed:
+            return total
+        total.claimed += stats.claimed
+        total.evaluated += stats.evaluated
+        total.derived += stats.derived
+        total.failed += stats.failed
+
+
+def worker_name(index: int) -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{index}"
+
+
+def run_worker(settings: Settings, index: int, stop: threading.Event | MpEvent) -> None:
+    """The worker loop: poll with a short backoff when the queue is empty."""
+    engine = make_engine(settings.database_url, pool_size=2)
+    rules = DeployedRules()
+    name = worker_name(index)
+    idle_sleep = 0.02
+    log.info("worker %s started", name)
+    try:
+        while not stop.is_set():
+            try:
+                stats = process_batch(engine, settings, name, rules)
+            except Exception:
+                log.exception("worker batch failed; retrying")
+                stop.wait(1.0)
+                continue
+            if stats.claimed:
+                idle_sleep = 0.02
+            else:
+                stop.wait(idle_sleep)
+                idle_sleep = min(idle_sleep * 2, 0.25)
+    finally:
+        engine.dispose()
+
+
+def worker_process_main(settings_data: dict[str, Any], index: int, stop: MpEvent) -> None:
+    """Entry point of a pool process (spawned, so it imports cleanly)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings = Settings(**settings_data)
+    run_worker(settings, index, stop)
+
+
+class WorkerPool:
+    """N worker processes, restarted when they die, stopped with the server."""
+
+    def __init__(self, settings: Settings, count: int):
+        self.settings = settings
+        self.count = count
+        self.restarts = 0
+        self._ctx = multiprocessing.get_context("spawn")
+        self._stop: MpEvent = self._ctx.Event()
+        self._procs: list[Any] = []
+
+    def _spawn(self, index: int) -> Any:
+        data = self.settings.model_dump(exclude_none=True)
+        proc = self._ctx.Process(
+            target=worker_process_main, args=(data, index, self._stop), name=f"iris-worker-{index}"
+        )
+        proc.daemon = True
+        proc.start()
+        return proc
+
+    def start(self) -> None:
+        self._procs = [self._spawn(i) for i in range(self.count)]
+
+    def supervise(self) -> None:
+        """Restart any worker that died (called periodically by the server)."""
+        if self._stop.is_set():
+            return
+        for i, proc in enumerate(self._procs):
+            if not proc.is_alive():
+                log.warning("worker %d exited with %s; restarting", i, proc.exitcode)
+                self.restarts += 1
+                self._procs[i] = self._spawn(i)
+
+    @property
+    def alive(self) -> int:
+        return sum(1 for p in self._procs if p.is_alive())
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self._procs if p.pid is not None]
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        deadline = time.monotonic() + timeout
+        for proc in self._procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in self._procs:
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(2)

@@ -1,0 +1,141 @@
+"""The durable evaluation queue: claim, complete, fail, measure.
+
+Jobs are rows. A worker claims a batch by stamping its name and a lease;
+a job whose lease expired (its worker died) is claimable again. Completion
+is conditional on still owning the job (same worker, same attempt), in the
+transaction that stores the result, so a job is done exactly once in effect
+even when it ran twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Connection, Table, and_, func, or_, select, update
+
+from storage.models import EvaluationJob
+
+jobs = cast(Table, EvaluationJob.__table__)
+
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    id: int
+    tenant_id: str
+    trace_id: str
+    revision: int
+    eval_type: str | None
+    evaluate: bool
+    attempts: int
+    worker: str
+
+
+def claim(
+    conn: Connection, *, worker: str, limit: int, lease: timedelta, now: datetime
+) -> list[ClaimedJob]:
+    """Claim up to ``limit`` jobs in the caller's transaction.
+
+    PostgreSQL: ``FOR UPDATE SKIP LOCKED`` lets many workers claim at once
+    without waiting on each other. SQLite: the caller holds the write lock
+    (``BEGIN IMMEDIATE``), which makes select-then-update atomic.
+    """
+    claimable = or_(
+        jobs.c.state == "pending",
+        and_(jobs.c.state == "running", jobs.c.lease_until < now),
+    )
+    stmt = select(jobs).where(claimable).order_by(jobs.c.id).limit(limit)
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update(skip_locked=True)
+    rows = list(conn.execute(stmt))
+    if not rows:
+        return []
+    ids = [r.id for r in rows]
+    conn.execute(
+        update(jobs)
+        .where(jobs.c.id.in_(ids))
+        .values(
+            state="running",
+            worker=worker,
+            attempts=jobs.c.attempts + 1,
+            lease_until=now + lease,
+            updated_at=now,
+        )
+    )
+    return [
+        ClaimedJob(
+            r.id,
+            r.tenant_id,
+            r.trace_id,
+            r.revision,
+            r.eval_type,
+            bool(r.evaluate),
+            r.attempts + 1,
+            worker,
+        )
+        for r in rows
+    ]
+
+
+def finish(conn: Connection, job: ClaimedJob, *, evaluation_id: str | None, now: datetime) -> bool:
+    """Mark done if this worker still owns this attempt; False means drop the result."""
+    result = conn.execute(
+        update(jobs)
+        .where(
+            and_(
+                jobs.c.id == job.id,
+                jobs.c.state == "running",
+                jobs.c.worker == job.worker,
+                jobs.c.attempts == job.attempts,
+            )
+        )
+        .values(state="done", evaluation_id=evaluation_id, lease_until=None, updated_at=now)
+    )
+    return result.rowcount == 1
+
+
+def attach_evaluation(conn: Connection, job_id: int, evaluation_id: str) -> None:
+    conn.execute(update(jobs).where(jobs.c.id == job_id).values(evaluation_id=evaluation_id))
+
+
+def fail(conn: Connection, job: ClaimedJob, *, error: str, now: datetime) -> bool:
+    """Record a failed attempt: back to pending, or ``failed`` after the last one.
+
+    Returns True when no attempt is left (the caller stores the ``unknown``
+    evaluation that names the error instead of retrying forever).
+    """
+    final = job.attempts >= MAX_ATTEMPTS
+    conn.execute(
+        update(jobs)
+        .where(
+            and_(jobs.c.id == job.id, jobs.c.worker == job.worker, jobs.c.attempts == job.attempts)
+        )
+        .values(
+            state="failed" if final else "pending",
+            last_error=error[:2000],
+            lease_until=None,
+            updated_at=now,
+        )
+    )
+    return final
+
+
+def stats(conn: Connection, *, now: datetime) -> dict[str, Any]:
+    """Queue depth by state and the age of the oldest waiting job."""
+    counts = {
+        state: int(n)
+        for state, n in conn.execute(select(jobs.c.state, func.count()).group_by(jobs.c.state))
+    }
+    oldest = conn.execute(
+        select(func.min(jobs.c.created_at)).where(jobs.c.state == "pending")
+    ).scalar()
+    return {
+        "pending": counts.get("pending", 0),
+        "running": counts.get("running", 0),
+        "done": counts.get("done", 0),
+        "failed": counts.get("failed", 0),
+        "oldest_pending_age_s": (now - oldest).total_seconds() if oldest is not None else 0.0,
+    }

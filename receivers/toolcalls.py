@@ -169,6 +169,12 @@ def requested_calls(llm_spans: Sequence[SpanRecord]) -> list[tuple[str, str, Any
                     elif p.get("type") == "text" and isinstance(p.get("content"), str):
                         for mt in _REPR_CALL.finditer(p["content"]):
                             out.append((mt["id"], mt["name"], mt["args"]))
+        # OpenAI-style chat history kept in an output payload (CrewAI TaskOutput "messages").
+        for msg in _payload_messages(attrs):
+            for call in msg.get("tool_calls") or [] if msg.get("role") == "assistant" else []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict) and isinstance(call.get("id"), str):
+                    out.append((call["id"], str(fn.get("name", "")), fn.get("arguments")))
         # OpenInference flattened tool calls.
         calls: dict[tuple[int, int], dict[str, Any]] = {}
         plen = len(oi.OUTPUT_MESSAGES_PREFIX)
@@ -190,6 +196,24 @@ def requested_calls(llm_spans: Sequence[SpanRecord]) -> list[tuple[str, str, Any
     return out
 
 
+def _payload_messages(attrs: dict[str, Any]) -> list[dict[str, Any]]:
+    """OpenAI-style ``messages`` inside a span's ``output.value`` JSON, if any."""
+    payload = maybe_json(attrs.get(oi.OUTPUT_VALUE))
+    msgs = payload.get("messages") if isinstance(payload, dict) else None
+    return [m for m in msgs if isinstance(m, dict)] if isinstance(msgs, list) else []
+
+
+def tool_responses(spans: Sequence[SpanRecord]) -> dict[str, Any]:
+    """What the model was told each call returned (``role: tool`` messages), by call id."""
+    out: dict[str, Any] = {}
+    for span in spans:
+        for msg in _payload_messages(span.attributes):
+            cid = msg.get("tool_call_id")
+            if msg.get("role") == "tool" and isinstance(cid, str):
+                out.setdefault(cid, msg.get("content"))
+    return out
+
+
 def _same_args(a: Any, b: Any) -> bool:
     return bool(maybe_json(a) == maybe_json(b))
 
@@ -199,7 +223,11 @@ def extract_tool_calls(
     llm_spans: Sequence[SpanRecord],
     by_id: dict[str, SpanRecord],
 ) -> tuple[ToolCall, ...]:
-    """One ``ToolCall`` per TOOL span, in start order; call ids recovered when missing."""
+    """One ``ToolCall`` per TOOL span, in start order; call ids recovered when missing.
+
+    ``llm_spans`` are the spans that may record the model's side of the exchange
+    (model calls, and agent/task spans whose output keeps the chat history).
+    """
     requests = requested_calls(llm_spans)
     used: set[str] = set()
     drafts: list[dict[str, Any]] = []
@@ -221,17 +249,30 @@ def extract_tool_calls(
             used.add(cid)
         drafts.append({"span": span, "name": name, "args": args, "result": result,
                        "error": err, "cid": cid if isinstance(cid, str) else None})
+    args_by_id = {r[0]: r[2] for r in requests}
     for d in drafts:
         if d["cid"] is not None:
+            if d["args"] is None and args_by_id.get(d["cid"]) is not None:
+                # Content captured only on the model side (event_only): the model's
+                # request is what the tool was called with.
+                d["args"] = _parse_payload(args_by_id[d["cid"]])
             continue
         candidates = [r for r in requests if r[0] not in used and r[1] == d["name"]]
         exact = [r for r in candidates if _same_args(r[2], d["args"])]
-        pick = (exact or candidates or [None])[0]
+        pool = exact or candidates
+        pick = pool[0] if pool else None
         if pick is not None:
             d["cid"] = pick[0]
             used.add(pick[0])
+            if d["args"] is None and pick[2] is not None:
+                d["args"] = _parse_payload(pick[2])
+    responses = tool_responses(llm_spans)
     calls: list[ToolCall] = []
     for d in drafts:
+        if d["result"] is None and d["error"] is not None and d["cid"] in responses:
+            # The span has no result because the tool raised; the framework told the
+            # model something (CrewAI: "Error executing tool: ...") — that is the result.
+            d["result"] = _parse_payload(responses[d["cid"]])
         span = d["span"]
         latency = (
             (span.end_unix_nano - span.start_unix_nano) / 1e6

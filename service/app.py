@@ -15,7 +15,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from receivers.otlp.grpc_service import build_server
-from service.api import health, otlp, traces
+from service.api import evaluations, health, otlp, rules, traces
 from service.api.http import error_response
 from service.assembler import Assembler
 from service.errors import IrisError, storage_unavailable
@@ -75,6 +75,8 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     app.include_router(health.router)
     app.include_router(traces.router)
     app.include_router(otlp.router)
+    app.include_router(evaluations.router)
+    app.include_router(rules.router)
     _install_error_handlers(app)
     app.add_middleware(SecurityMiddleware, api_key=settings.effective_api_key)
     return app

@@ -39,6 +39,15 @@ def run_request(request: EvaluationRequest, entries: list[dict[str, Any]]) -> di
     return evaluate(request, engine_config(), _deployed(entries))
 
 
+def run_many(
+    requests: list[EvaluationRequest], entries: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Executed in a pool process: one round trip for many requests."""
+    config = engine_config()
+    deployed = _deployed(entries)
+    return [evaluate(r, config, deployed) for r in requests]
+
+
 class EnginePool:
     def __init__(self, processes: int = 1):
         self.processes = max(1, processes)
@@ -56,6 +65,14 @@ class EnginePool:
     ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor(), run_request, request, entries)
+
+    async def evaluate_many(
+        self, requests: list[EvaluationRequest], entries: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        if not requests:
+            return []
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor(), run_many, requests, entries)
 
     def shutdown(self) -> None:
         if self._pool is not None:

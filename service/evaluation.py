@@ -136,12 +136,12 @@ def load_deployed(conn: Connection, tenant_id: str) -> list[CustomRuleDef]:
 def deployed_entries(conn: Connection, tenant_id: str) -> list[dict[str, Any]]:
     """The tenant's enabled, unquarantined custom rules as stored entries."""
     rows = conn.execute(
-        select(CustomRule).where(
+        select(CustomRule.__table__).where(
             CustomRule.tenant_id == tenant_id,
             CustomRule.enabled.is_(True),
             CustomRule.quarantine_reason.is_(None),
         )
-    ).scalars()
+    )
     entries = [
         {
             "id": r.id,

@@ -82,23 +82,23 @@ COST_KEYS: tuple[str, ...] = (
 # answer itself and goes first for output: it is exactly this run's result,
 # whereas message lists may carry earlier turns.
 INPUT_KEYS: tuple[str, ...] = (
-    (openinference.INPUT_MESSAGES_PREFIX,)  # flattened; read by prefix
-    + genai_current.INPUT_MESSAGES
-    + pydantic_ai.ALL_MESSAGES
-    + genai_legacy.PROMPT
-    + (openinference.INPUT_VALUE,)
-    + traceloop.ENTITY_INPUT
-    + vercel_ai.PROMPT
+    openinference.INPUT_MESSAGES_PREFIX,  # flattened; read by prefix
+    *genai_current.INPUT_MESSAGES,
+    *pydantic_ai.ALL_MESSAGES,
+    *genai_legacy.PROMPT,
+    openinference.INPUT_VALUE,
+    *traceloop.ENTITY_INPUT,
+    *vercel_ai.PROMPT,
 )
 OUTPUT_KEYS: tuple[str, ...] = (
-    pydantic_ai.FINAL_RESULT
-    + (openinference.OUTPUT_MESSAGES_PREFIX,)
-    + genai_current.OUTPUT_MESSAGES
-    + pydantic_ai.ALL_MESSAGES
-    + genai_legacy.COMPLETION
-    + (openinference.OUTPUT_VALUE,)
-    + traceloop.ENTITY_OUTPUT
-    + vercel_ai.RESPONSE_TEXT
+    *pydantic_ai.FINAL_RESULT,
+    openinference.OUTPUT_MESSAGES_PREFIX,
+    *genai_current.OUTPUT_MESSAGES,
+    *pydantic_ai.ALL_MESSAGES,
+    *genai_legacy.COMPLETION,
+    openinference.OUTPUT_VALUE,
+    *traceloop.ENTITY_OUTPUT,
+    *vercel_ai.RESPONSE_TEXT,
 )
 # Keys whose value is free text/JSON of any shape; on spans other than the root
 # they are only trusted when they reduce from a message structure.

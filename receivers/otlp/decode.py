@@ -180,7 +180,7 @@ def json_str(val: Any, path: str) -> str:
 def json_enum(val: Any, names: dict[int, str], aliases: dict[str, str], path: str) -> str:
     """Enums arrive as integers (spec) or as their names (protobuf JSON mapping)."""
     if val is None:
-        return names[0] if 0 in names else "UNSET"
+        return names.get(0, "UNSET")
     if isinstance(val, bool):
         raise OtlpDecodeError(f"{path}: expected an enum value")
     if isinstance(val, int):
@@ -226,7 +226,9 @@ def _records_from_json(doc: Any) -> DecodedBatch:
             scope_version = json_str(scope.get("version"), f"{spath}.scope.version") or None
             for i, s in enumerate(json_list(ss, "spans", "spans", spath)):
                 path = f"{spath}.spans[{i}]"
-                rec = _json_span(json_obj(s, path), path, resource, scope_name, scope_version, batch)
+                rec = _json_span(
+                    json_obj(s, path), path, resource, scope_name, scope_version, batch
+                )
                 if rec is not None:
                     append(rec)
     return batch
@@ -280,7 +282,9 @@ def _json_span(
         json_str(s.get("name"), f"{path}.name"),
         parent,
         json_enum(s.get("kind"), OTLP_SPAN_KINDS, _KIND_NAMES, f"{path}.kind"),
-        json_uint(_get(s, "startTimeUnixNano", "start_time_unix_nano"), f"{path}.startTimeUnixNano"),
+        json_uint(
+            _get(s, "startTimeUnixNano", "start_time_unix_nano"), f"{path}.startTimeUnixNano"
+        ),
         json_uint(_get(s, "endTimeUnixNano", "end_time_unix_nano"), f"{path}.endTimeUnixNano"),
         json_enum(status.get("code"), OTLP_STATUS_CODES, _STATUS_NAMES, f"{path}.status.code"),
         json_str(status.get("message"), f"{path}.status.message") or None,

@@ -71,7 +71,9 @@ def _walk(buf: bytes, pos: int, end: int, descriptor: Any, path: str) -> None:
                 try:
                     buf[pos : pos + length].decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise _WireError(f"{name}: string is not valid UTF-8", pos + exc.start) from None
+                    raise _WireError(
+                        f"{name}: string is not valid UTF-8", pos + exc.start
+                    ) from None
             pos += length
         elif wire_type in (_WT_SGROUP, _WT_EGROUP):
             raise _WireError(f"{name}: groups (wire type {wire_type}) are not valid here", tag_at)
@@ -88,11 +90,19 @@ def _wire_mismatch(field: Any, wire_type: int) -> bool:
         return wire_type != _WT_LEN
     if wire_type == _WT_LEN:
         return not _is_repeated(field)
-    if t in (FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_DOUBLE):
+    if t in _I64_TYPES:
         return wire_type != _WT_I64
-    if t in (FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_FLOAT):
+    if t in _I32_TYPES:
         return wire_type != _WT_I32
     return wire_type != _WT_VARINT
+
+
+_I64_TYPES = (
+    FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_DOUBLE
+)
+_I32_TYPES = (
+    FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_FLOAT
+)
 
 
 def _is_repeated(field: Any) -> bool:

@@ -227,7 +227,10 @@ def validate_config(cfg: EngineConfig) -> None:
     from evaluators.rules.registry import BUILTIN_NAMES  # local: registry imports rules
 
     names = sorted(BUILTIN_NAMES)
-    for key, entries in (("criticalRules", cfg.critical_rules), ("nonCriticalRules", cfg.non_critical_rules)):
+    for key, entries in (
+        ("criticalRules", cfg.critical_rules),
+        ("nonCriticalRules", cfg.non_critical_rules),
+    ):
         if isinstance(entries, str):
             raise ValueError(f"eval.{key} must be a list of rule names, got a string")
         for entry in entries:

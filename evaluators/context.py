@@ -23,9 +23,27 @@ StepsAbsence = Literal["none", "empty", "spans_without_tool"]
 TOOL_TEXT_CAP = 262_144
 
 # GenAI attribute precedence for TOOL spans (SPEC §7.17), as tables.
-_SPAN_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "tool_call.function.name", "traceloop.entity.name", "ai.toolCall.name")
-_SPAN_ARGS_KEYS = ("gen_ai.tool.call.arguments", "tool_call.function.arguments", "input.value", "traceloop.entity.input", "ai.toolCall.args")
-_SPAN_RESULT_KEYS = ("gen_ai.tool.call.result", "tool_call.function.output", "output.value", "traceloop.entity.output", "ai.toolCall.result")
+_SPAN_NAME_KEYS = (
+    "gen_ai.tool.name",
+    "tool.name",
+    "tool_call.function.name",
+    "traceloop.entity.name",
+    "ai.toolCall.name",
+)
+_SPAN_ARGS_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "tool_call.function.arguments",
+    "input.value",
+    "traceloop.entity.input",
+    "ai.toolCall.args",
+)
+_SPAN_RESULT_KEYS = (
+    "gen_ai.tool.call.result",
+    "tool_call.function.output",
+    "output.value",
+    "traceloop.entity.output",
+    "ai.toolCall.result",
+)
 _SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
 
@@ -97,7 +115,9 @@ def step_from_span(index: int, span: Span) -> Step:
 
 
 def step_from_call(index: int, call: ToolCall) -> Step:
-    return Step(index, call.tool_name, call.input, call.output, call.error, call.started_at, call.cost_usd)
+    return Step(
+        index, call.tool_name, call.input, call.output, call.error, call.started_at, call.cost_usd
+    )
 
 
 class EvalContext:
@@ -109,6 +129,7 @@ class EvalContext:
         self.output: str = request.output or ""
         self.input: str | None = request.input
         self._folds: dict[str, Folded] = {}
+        self.memo: dict[str, Any] = {}  # per-evaluation results rules share
 
     # -- text views -------------------------------------------------------
     def folded(self, source: str, raw: str) -> Folded:

@@ -57,7 +57,9 @@ class EvaluationRequest:
         if self.eval_type is not None and self.eval_type not in EVAL_TYPES:
             raise ValueError(f"eval_type {self.eval_type!r} is not one of {', '.join(EVAL_TYPES)}")
         if len(self.custom_rules) > MAX_INLINE_RULES:
-            raise ValueError(f"custom_rules: at most {MAX_INLINE_RULES} inline rules, got {len(self.custom_rules)}")
+            raise ValueError(
+                f"custom_rules: at most {MAX_INLINE_RULES} inline rules, got {len(self.custom_rules)}"
+            )
 
     @classmethod
     def from_trace(
@@ -122,17 +124,30 @@ class EvaluationRequest:
             input=pick("input"),
             expected=pick("expected"),
             eval_type=pick("eval_type", "evalType"),
-            tool_calls=tuple(tool_call_from_dict(c) for c in raw_calls) if raw_calls is not None else None,
-            tools=tuple(tool_def_from_dict(t) for t in raw_tools) if raw_tools is not None else None,
+            tool_calls=tuple(tool_call_from_dict(c) for c in raw_calls)
+            if raw_calls is not None
+            else None,
+            tools=tuple(tool_def_from_dict(t) for t in raw_tools)
+            if raw_tools is not None
+            else None,
             expected_trajectory=trajectory_from_dict(raw_traj) if raw_traj is not None else None,
             spans=tuple(span_from_dict(s) for s in pick("spans") or ()),
-            cost_usd=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
-            token_usage=TokenUsage(**{k: raw_usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")})
+            cost_usd=float(cost)
+            if isinstance(cost, int | float) and not isinstance(cost, bool)
+            else None,
+            token_usage=TokenUsage(
+                **{
+                    k: raw_usage.get(k)
+                    for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+                }
+            )
             if isinstance(raw_usage, Mapping)
             else None,
             custom_rules=tuple(pick("custom_rules", "customRules") or ()),
             custom_config=dict(pick("custom_config", "customConfig") or {}),
-            cost_history=tuple(float(x) for x in history if isinstance(x, int | float)) if history is not None else None,
+            cost_history=tuple(float(x) for x in history if isinstance(x, int | float))
+            if history is not None
+            else None,
             metadata=dict(pick("metadata") or {}),
             judged_at=pick("judged_at", "judgedAt"),
         )
@@ -172,7 +187,11 @@ def span_from_dict(d: Mapping[str, Any]) -> Span:
         end_time=d.get("end_time"),
         attributes=dict(d.get("attributes") or {}),
         events=tuple(
-            SpanEvent(name=str(e.get("name", "")), timestamp=e.get("timestamp"), attributes=dict(e.get("attributes") or {}))
+            SpanEvent(
+                name=str(e.get("name", "")),
+                timestamp=e.get("timestamp"),
+                attributes=dict(e.get("attributes") or {}),
+            )
             for e in d.get("events") or ()
         ),
     )
@@ -187,7 +206,9 @@ def _budget(v: Any) -> int | None:
 def trajectory_from_dict(d: Mapping[str, Any]) -> ExpectedTrajectory:
     """Lenient read: a malformed budget/tolerance leaves the default standing."""
     calls = tuple(
-        ExpectedToolCall(tool_name=str(c.get("tool_name", c.get("toolName", ""))), input=c.get("input"))
+        ExpectedToolCall(
+            tool_name=str(c.get("tool_name", c.get("toolName", ""))), input=c.get("input")
+        )
         for c in d.get("tool_calls", d.get("toolCalls")) or ()
         if isinstance(c, Mapping)
     )
@@ -198,7 +219,14 @@ def trajectory_from_dict(d: Mapping[str, Any]) -> ExpectedTrajectory:
     if args not in ("exact", "subset"):
         args = "subset"
     tol = d.get("tolerance")
-    tolerance = float(tol) if isinstance(tol, int | float) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 1 else 1.5
+    tolerance = (
+        float(tol)
+        if isinstance(tol, int | float)
+        and not isinstance(tol, bool)
+        and math.isfinite(tol)
+        and tol >= 1
+        else 1.5
+    )
     return ExpectedTrajectory(
         tool_calls=calls,
         mode=mode,

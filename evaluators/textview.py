@@ -25,8 +25,27 @@ class Folded(Protocol):
 
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e")
 _CONFUSABLES = {
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "х": "x", "у": "y", "і": "i", "ј": "j", "ѕ": "s",
-    "А": "a", "Е": "e", "О": "o", "Р": "p", "С": "c", "Х": "x", "В": "b", "Н": "h", "К": "k", "М": "m", "Т": "t",
+    "а": "a",
+    "е": "e",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "х": "x",
+    "у": "y",
+    "і": "i",
+    "ј": "j",
+    "ѕ": "s",
+    "А": "a",
+    "Е": "e",
+    "О": "o",
+    "Р": "p",
+    "С": "c",
+    "Х": "x",
+    "В": "b",
+    "Н": "h",
+    "К": "k",
+    "М": "m",
+    "Т": "t",
 }
 
 
@@ -78,7 +97,8 @@ def _resolve() -> Callable[[str], Any]:
         fn = mod.normalize
     except (ImportError, AttributeError):
         return _LocalFolded
-    return fn  # type: ignore[no-any-return]
+    resolved: Callable[[str], Any] = fn
+    return resolved
 
 
 _NORMALIZE = _resolve()

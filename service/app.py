@@ -15,11 +15,12 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from receivers.otlp.grpc_service import build_server
-from service.api import evaluations, health, otlp, rules, traces
+from service.api import evaluations, health, metrics, otlp, rules, traces
 from service.api.http import error_response
 from service.assembler import Assembler
 from service.errors import IrisError, storage_unavailable
 from service.ingest import OtlpSink
+from service.metrics import IrisMetrics
 from service.security import SecurityMiddleware
 from service.settings import Settings
 from service.state import ServiceState
@@ -48,7 +49,9 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
         if settings.worker_count > 0:
             state.workers = WorkerPool(settings, settings.worker_count)
             state.workers.start()
-            supervisor = asyncio.create_task(_supervise(state.workers), name="iris-supervisor")
+            supervisor = asyncio.create_task(
+                _supervise(state.workers, state.metrics), name="iris-supervisor"
+            )
         try:
             yield
         finally:
@@ -77,15 +80,29 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     app.include_router(otlp.router)
     app.include_router(evaluations.router)
     app.include_router(rules.router)
+    app.include_router(metrics.router)
     _install_error_handlers(app)
-    app.add_middleware(SecurityMiddleware, api_key=settings.effective_api_key)
+    app.add_middleware(
+        SecurityMiddleware, api_key=settings.effective_api_key, metrics=state.metrics
+    )
     return app
 
 
-async def _supervise(pool: WorkerPool) -> None:
+async def _supervise(pool: WorkerPool, metrics: IrisMetrics) -> None:
+    """Restart dead workers and fold their batch figures into the metrics."""
     while True:
         await asyncio.sleep(1.0)
+        before = pool.restarts
         pool.supervise()
+        if pool.restarts > before:
+            metrics.worker_restarts.inc(pool.restarts - before)
+        for claimed, evaluated, _failed, seconds, per_type in pool.drain_reports():
+            for bundle, n in per_type.items():
+                metrics.evaluations.inc(n, bundle=bundle)
+            if claimed:
+                bundle = next(iter(per_type), "none")
+                metrics.evaluation_seconds.observe(seconds / claimed, bundle=bundle)
+            del evaluated
 
 
 async def _start_grpc(app: FastAPI, state: ServiceState) -> grpc.aio.Server:

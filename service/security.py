@@ -12,6 +12,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from service.metrics import IrisMetrics
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -29,6 +31,16 @@ SECURITY_HEADERS = [
 ]
 
 
+def route_group(path: str) -> str:
+    """A low-cardinality label for a path: ids never become label values."""
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["v1"]:
+        return "/" + "/".join(parts[:2])
+    if parts[:2] == ["api", "v1"]:
+        return "/" + "/".join(parts[:3])
+    return "/" + (parts[0] if parts else "")
+
+
 def _digest(value: str) -> bytes:
     return hashlib.sha256(value.encode("utf-8")).digest()
 
@@ -39,9 +51,10 @@ def key_matches(presented: str, expected: str) -> bool:
 
 
 class SecurityMiddleware:
-    def __init__(self, app: ASGIApp, api_key: str | None):
+    def __init__(self, app: ASGIApp, api_key: str | None, metrics: IrisMetrics | None = None):
         self.app = app
         self.api_key = api_key
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -57,6 +70,10 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 message.setdefault("headers", [])
                 message["headers"] = list(message["headers"]) + SECURITY_HEADERS
+                if self.metrics is not None:
+                    self.metrics.requests.inc(
+                        route=route_group(scope["path"]), status=str(message["status"])
+                    )
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from service.engine_pool import EnginePool
+from service.metrics import IrisMetrics
 from service.settings import Settings
 from storage.engine import make_engine
 from storage.writer import GroupCommitWriter
@@ -22,6 +23,7 @@ class ServiceState:
     engine_pool: EnginePool = field(default_factory=EnginePool)
     started_monotonic: float = field(default_factory=time.monotonic)
     workers: Any = None  # service.worker.WorkerPool when this process runs one
+    metrics: IrisMetrics = field(default_factory=IrisMetrics)
 
     @property
     def tenant(self) -> str:

@@ -16,6 +16,7 @@ write lock (SQLite has one for the whole file):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -241,8 +242,17 @@ def worker_name(index: int) -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{index}"
 
 
-def run_worker(settings: Settings, index: int, stop: threading.Event | MpEvent) -> None:
-    """The worker loop: poll with a short backoff when the queue is empty."""
+def run_worker(
+    settings: Settings,
+    index: int,
+    stop: threading.Event | MpEvent,
+    report: Any = None,
+) -> None:
+    """The worker loop: poll with a short backoff when the queue is empty.
+
+    ``report`` (a multiprocessing queue) receives each batch's figures for the
+    server's metrics; it is optional so ``iris worker`` can run without one.
+    """
     engine = make_engine(settings.database_url, pool_size=2)
     rules = DeployedRules()
     name = worker_name(index)
@@ -258,6 +268,17 @@ def run_worker(settings: Settings, index: int, stop: threading.Event | MpEvent) 
                 continue
             if stats.claimed:
                 idle_sleep = 0.02
+                if report is not None:
+                    with contextlib.suppress(Exception):  # metrics must never stop work
+                        report.put_nowait(
+                            (
+                                stats.claimed,
+                                stats.evaluated,
+                                stats.failed,
+                                stats.seconds,
+                                dict(stats.per_eval_type),
+                            )
+                        )
             else:
                 stop.wait(idle_sleep)
                 idle_sleep = min(idle_sleep * 2, 0.25)
@@ -265,14 +286,16 @@ def run_worker(settings: Settings, index: int, stop: threading.Event | MpEvent) 
         engine.dispose()
 
 
-def worker_process_main(settings_data: dict[str, Any], index: int, stop: MpEvent) -> None:
+def worker_process_main(
+    settings_data: dict[str, Any], index: int, stop: MpEvent, report: Any = None
+) -> None:
     """Entry point of a pool process (spawned, so it imports cleanly)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = Settings(**settings_data)
-    run_worker(settings, index, stop)
+    run_worker(settings, index, stop, report)
 
 
 class WorkerPool:
@@ -285,11 +308,14 @@ class WorkerPool:
         self._ctx = multiprocessing.get_context("spawn")
         self._stop: MpEvent = self._ctx.Event()
         self._procs: list[Any] = []
+        self.reports: Any = self._ctx.Queue(maxsize=10_000)
 
     def _spawn(self, index: int) -> Any:
         data = self.settings.model_dump(exclude_none=True)
         proc = self._ctx.Process(
-            target=worker_process_main, args=(data, index, self._stop), name=f"iris-worker-{index}"
+            target=worker_process_main,
+            args=(data, index, self._stop, self.reports),
+            name=f"iris-worker-{index}",
         )
         proc.daemon = True
         proc.start()
@@ -307,6 +333,15 @@ class WorkerPool:
                 log.warning("worker %d exited with %s; restarting", i, proc.exitcode)
                 self.restarts += 1
                 self._procs[i] = self._spawn(i)
+
+    def drain_reports(self) -> list[tuple[int, int, int, float, dict[str, int]]]:
+        """Batch figures the workers sent since the last call."""
+        out = []
+        while True:
+            try:
+                out.append(self.reports.get_nowait())
+            except Exception:
+                return out
 
     @property
     def alive(self) -> int:

@@ -28,11 +28,12 @@ _MAX_PHRASE_LEN = 200
 
 
 @lru_cache(maxsize=64)
-def _compiled(phrases: tuple[str, ...]) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
-    keys = tuple(
-        k for k in (phrase_key(p[:_MAX_PHRASE_LEN]) for p in phrases[:_MAX_PHRASES]) if k
-    )
-    return compile_phrases(list(keys)), keys
+def _compiled(
+    phrases: tuple[str, ...],
+) -> tuple[re.Pattern[str] | None, tuple[str, ...], tuple[str, ...]]:
+    """Tolerant alternation, normalised keys, and space-free keys used as a fast gate."""
+    keys = tuple(k for k in (phrase_key(p[:_MAX_PHRASE_LEN]) for p in phrases[:_MAX_PHRASES]) if k)
+    return compile_phrases(list(keys)), keys, tuple(k.replace(" ", "") for k in keys)
 
 
 def find_blocklist(raw: str, phrases: Sequence[str] = DEFAULT_BLOCKLIST) -> list[Finding]:
@@ -41,10 +42,13 @@ def find_blocklist(raw: str, phrases: Sequence[str] = DEFAULT_BLOCKLIST) -> list
     The detail names which list entry matched by its index, not its text, so
     the evaluation message can report a count without repeating the phrase.
     """
-    pattern, keys = _compiled(tuple(str(p) for p in phrases))
+    pattern, keys, gates = _compiled(tuple(str(p) for p in phrases))
     if pattern is None:
         return []
     norm = normalized(raw)
+    compact = norm.text.replace(" ", "")
+    if not any(g in compact for g in gates):
+        return []  # no phrase present even with every space removed: skip the regex
     cands = []
     for m in pattern.finditer(norm.text):
         idx = (m.lastindex or 1) - 1

@@ -5,7 +5,43 @@ from __future__ import annotations
 import re
 
 _ABBREV = frozenset(
-    ["dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "inc", "ltd", "co", "corp", "dept", "approx", "est", "min", "max", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
+    [
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "fig",
+        "no",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "dept",
+        "approx",
+        "est",
+        "min",
+        "max",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
 )
 _END = re.compile(r"[.!?]+(?=[\s\"')\]]|$|(?<=[a-z][.!?])[A-Z][a-z])")
 

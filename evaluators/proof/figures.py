@@ -20,15 +20,32 @@ SEED_VERSION = "a1138e84e693"
 
 # SPEC Appendix B: rule -> (tp, fp, fn, tn)
 APPENDIX_B: dict[str, tuple[int, int, int, int]] = {
-    "min_output_length": (13, 0, 0, 11), "non_empty_output": (12, 0, 2, 14), "sentence_count": (14, 0, 0, 10),
-    "expected_coverage": (11, 0, 0, 13), "valid_tool_arguments": (15, 0, 0, 18), "ask_coverage": (11, 4, 2, 13),
-    "tool_sequence": (28, 0, 0, 23), "says_something": (19, 2, 1, 20), "keyword_overlap": (11, 0, 0, 13),
-    "topic_consistency": (11, 0, 1, 12), "tool_choice": (18, 0, 2, 26), "answers_the_ask": (20, 3, 0, 22),
-    "no_pii": (44, 5, 5, 47), "no_blocklist_words": (15, 1, 0, 10), "no_injection_patterns": (44, 1, 1, 51),
-    "no_stub_output": (32, 5, 12, 44), "no_hallucination_markers": (34, 0, 12, 44), "no_silent_tool_failure": (29, 0, 9, 36),
-    "grounded_in_reads": (14, 0, 0, 16), "no_injection_compliance": (9, 0, 5, 17), "cost_under_threshold": (10, 0, 0, 14),
-    "verbosity_ratio": (12, 0, 0, 12), "no_tool_loop": (18, 0, 0, 19), "max_steps": (12, 0, 0, 16),
-    "cost_anomaly": (13, 0, 0, 14), "step_budget": (22, 0, 0, 24),
+    "min_output_length": (13, 0, 0, 11),
+    "non_empty_output": (12, 0, 2, 14),
+    "sentence_count": (14, 0, 0, 10),
+    "expected_coverage": (11, 0, 0, 13),
+    "valid_tool_arguments": (15, 0, 0, 18),
+    "ask_coverage": (11, 4, 2, 13),
+    "tool_sequence": (28, 0, 0, 23),
+    "says_something": (19, 2, 1, 20),
+    "keyword_overlap": (11, 0, 0, 13),
+    "topic_consistency": (11, 0, 1, 12),
+    "tool_choice": (18, 0, 2, 26),
+    "answers_the_ask": (20, 3, 0, 22),
+    "no_pii": (44, 5, 5, 47),
+    "no_blocklist_words": (15, 1, 0, 10),
+    "no_injection_patterns": (44, 1, 1, 51),
+    "no_stub_output": (32, 5, 12, 44),
+    "no_hallucination_markers": (34, 0, 12, 44),
+    "no_silent_tool_failure": (29, 0, 9, 36),
+    "grounded_in_reads": (14, 0, 0, 16),
+    "no_injection_compliance": (9, 0, 5, 17),
+    "cost_under_threshold": (10, 0, 0, 14),
+    "verbosity_ratio": (12, 0, 0, 12),
+    "no_tool_loop": (18, 0, 0, 19),
+    "max_steps": (12, 0, 0, 16),
+    "cost_anomaly": (13, 0, 0, 14),
+    "step_budget": (22, 0, 0, 24),
 }
 PREVALENCES = (0.01, 0.05, 0.2, 0.5)
 
@@ -76,7 +93,14 @@ def counts(rule: str) -> Counts | None:
     data = _load()
     for row in data.get("rules", []):
         if row.get("rule") == rule:
-            return Counts(row["tp"], row["fp"], row["fn"], row["tn"], corpus_version(), str(data.get("release", "local")))
+            return Counts(
+                row["tp"],
+                row["fp"],
+                row["fn"],
+                row["tn"],
+                corpus_version(),
+                str(data.get("release", "local")),
+            )
     seed = APPENDIX_B.get(rule)
     if seed is None:
         return None

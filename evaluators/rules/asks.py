@@ -16,10 +16,36 @@ _ENUM = re.compile(r"(?:\((\d{1,2}|[a-z]|[ivx]{1,4})\)|(?<![\w(])(\d{1,2}|[a-z])
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "finally", "lastly", "then")
 _ORD_RE = re.compile(r"\b(first|second|third|fourth|fifth|finally|lastly)\b[,:]?\s*", re.I)
 MANNER_WORDS = frozenset(
-    ["cite", "source", "sources", "point", "points", "spec", "example", "examples", "format", "tone", "style", "brief", "concise", "short", "long", "plain", "simple", "clear", "markdown", "bullet"]
+    [
+        "cite",
+        "source",
+        "sources",
+        "point",
+        "points",
+        "spec",
+        "example",
+        "examples",
+        "format",
+        "tone",
+        "style",
+        "brief",
+        "concise",
+        "short",
+        "long",
+        "plain",
+        "simple",
+        "clear",
+        "markdown",
+        "bullet",
+    ]
 )
-_MANNER_CLAUSE = re.compile(r"^\s*(?:answer|respond|reply)\s+(?:from|in|with|using)\b|^\s*keep\s+it\b|^\s*(?:be|use)\s+(?:brief|concise|plain)", re.I)
-PRODUCE_VERBS = frozenset(["draft", "write", "summarise", "summarize", "compose", "rewrite", "translate", "outline"])
+_MANNER_CLAUSE = re.compile(
+    r"^\s*(?:answer|respond|reply)\s+(?:from|in|with|using)\b|^\s*keep\s+it\b|^\s*(?:be|use)\s+(?:brief|concise|plain)",
+    re.I,
+)
+PRODUCE_VERBS = frozenset(
+    ["draft", "write", "summarise", "summarize", "compose", "rewrite", "translate", "outline"]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +72,14 @@ def split_ask(ask: str) -> list[AskPart]:
             end = enums[i + 1].start() if i + 1 < len(enums) else len(ask)
             seg = ask[m.end() : end]
             seg_stripped = re.sub(r"[\s,;]*(?:and|or)?\s*$", "", seg.rstrip(" .?!\n"))
-            parts.append(AskPart(seg_stripped, m.end(), m.end() + len(seg_stripped), (m.group(1) or m.group(2)).lower()))
+            parts.append(
+                AskPart(
+                    seg_stripped,
+                    m.end(),
+                    m.end() + len(seg_stripped),
+                    (m.group(1) or m.group(2)).lower(),
+                )
+            )
         return parts
     ords = list(_ORD_RE.finditer(ask))
     if len(ords) >= 2:
@@ -103,7 +136,9 @@ def mirrors_marker(marker: str | None, output: str) -> bool:
     return bool(word and re.search(rf"^\W*{word}\b", output, re.I | re.M))
 
 
-def engaged_terms(part_terms: list[str], out_words: set[str], out_stems: set[str], out_prefixes: set[str]) -> int:
+def engaged_terms(
+    part_terms: list[str], out_words: set[str], out_stems: set[str], out_prefixes: set[str]
+) -> int:
     hit = 0
     for t in set(part_terms):
         if t in out_words or stem(t) in out_stems or (len(t) >= 4 and t[:4] in out_prefixes):

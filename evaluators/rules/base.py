@@ -62,7 +62,12 @@ class RuleSpec:
     labels: Literal["reader", "def"] = "def"
 
 
-def skip(reason: str, skip_class: SkipClass = "not_applicable", lacked: tuple[str, ...] = (), saw: tuple[str, ...] = ()) -> Outcome:
+def skip(
+    reason: str,
+    skip_class: SkipClass = "not_applicable",
+    lacked: tuple[str, ...] = (),
+    saw: tuple[str, ...] = (),
+) -> Outcome:
     """A rule that could not judge: never a pass (SPEC §3.9)."""
     return Outcome(
         passed=False,
@@ -89,7 +94,9 @@ def tool_call(index: int, tool_name: str, label: str) -> dict[str, Any]:
     return {"type": "toolCall", "index": index, "toolName": tool_name, "label": label}
 
 
-def count(stat: str, unit: str, value: float, threshold: Any = None, source: str | None = None) -> dict[str, Any]:
+def count(
+    stat: str, unit: str, value: float, threshold: Any = None, source: str | None = None
+) -> dict[str, Any]:
     ev: dict[str, Any] = {"type": "count", "stat": stat, "unit": unit, "value": value}
     if threshold is not None:
         ev["threshold"] = threshold

@@ -30,8 +30,12 @@ def min_output_length(ctx: EvalContext) -> Outcome:
     )
 
 
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f"), None)
+
+
 def non_empty_output(ctx: EvalContext) -> Outcome:
-    n = len(ctx.output.strip())
+    """Empty to a reader: whitespace and invisible format characters only."""
+    n = len(ctx.output.translate(_INVISIBLE).strip())
     ok = n > 0
     return Outcome(
         passed=ok,
@@ -65,7 +69,9 @@ def expected_coverage(ctx: EvalContext) -> Outcome:
     expected = ctx.request.expected or ""
     terms = {t for t in _SIMPLE_TERM.findall(expected.lower()) if len(t) > 2}
     if not terms:
-        return Outcome(True, 1.0, "Expected text has no qualifying term.", saw=("output", "expected"))
+        return Outcome(
+            True, 1.0, "Expected text has no qualifying term.", saw=("output", "expected")
+        )
     out_terms = set(_SIMPLE_TERM.findall(ctx.output_lower))
     found = len(terms & out_terms)
     ratio = found / len(terms)
@@ -86,7 +92,9 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     if not ctx.output.strip():
         return skip("empty output (non_empty_output judges it)", saw=("output", "input"))
     if len(ask) > 1500:
-        return skip("input longer than 1500 characters reads as source material, not an ask", saw=("input",))
+        return skip(
+            "input longer than 1500 characters reads as source material, not an ask", saw=("input",)
+        )
     parts = asks.split_ask(ask)
     meas = [p for p in parts if asks.measurable(p)]
     if len(meas) < 2:
@@ -125,16 +133,103 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     saw = ("output", "input", "tool_calls") if ctx.steps else ("output", "input")
     if uncovered:
         names = "; ".join(f'"{p.text[:60]}"' for p in uncovered[:2])
-        return Outcome(False, covered / len(meas), f"{len(uncovered)} of {len(meas)} declared ask parts unanswered: {names}.", ev, saw=saw)
+        return Outcome(
+            False,
+            covered / len(meas),
+            f"{len(uncovered)} of {len(meas)} declared ask parts unanswered: {names}.",
+            ev,
+            saw=saw,
+        )
     return Outcome(True, 1.0, f"All {len(meas)} declared ask parts are addressed.", ev, saw=saw)
 
 
 # --- says_something --------------------------------------------------------
-_ARTEFACTS = frozenset({"null", "undefined", "nil", "nan", "[object object]", "<empty>", "<none>", "(empty)", "(none)", "none"})
-_LOREM = frozenset(["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna", "aliqua"])
-_ACK = frozenset(["done", "ok", "okay", "completed", "complete", "successfully", "success", "finished", "sure", "will", "do", "got", "it", "noted", "all", "set", "yes", "acknowledged", "updated", "handled", "fixed"])
-_INFO_WORDS = frozenset(["what", "which", "who", "when", "where", "why", "how", "explain", "describe", "list", "summarise", "summarize", "compare", "tell", "show", "give"])
-_REFUSAL = re.compile(r"\b(?:i\s+(?:can(?:not|'t)|won't|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable))\s+(?:help|assist|do|provide|comply|answer)|i\s+(?:must|have\s+to)\s+decline|(?:sorry|unfortunately),?\s+(?:but\s+)?i\s+(?:can(?:not|'t)|am\s+unable))", re.I)
+_ARTEFACTS = frozenset(
+    {
+        "null",
+        "undefined",
+        "nil",
+        "nan",
+        "[object object]",
+        "<empty>",
+        "<none>",
+        "(empty)",
+        "(none)",
+        "none",
+    }
+)
+_LOREM = frozenset(
+    [
+        "lorem",
+        "ipsum",
+        "dolor",
+        "sit",
+        "amet",
+        "consectetur",
+        "adipiscing",
+        "elit",
+        "sed",
+        "do",
+        "eiusmod",
+        "tempor",
+        "incididunt",
+        "ut",
+        "labore",
+        "et",
+        "dolore",
+        "magna",
+        "aliqua",
+    ]
+)
+_ACK = frozenset(
+    [
+        "done",
+        "ok",
+        "okay",
+        "completed",
+        "complete",
+        "successfully",
+        "success",
+        "finished",
+        "sure",
+        "will",
+        "do",
+        "got",
+        "it",
+        "noted",
+        "all",
+        "set",
+        "yes",
+        "acknowledged",
+        "updated",
+        "handled",
+        "fixed",
+    ]
+)
+_INFO_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "when",
+        "where",
+        "why",
+        "how",
+        "explain",
+        "describe",
+        "list",
+        "summarise",
+        "summarize",
+        "compare",
+        "tell",
+        "show",
+        "give",
+    ]
+)
+_REFUSAL = re.compile(
+    r"\b(?:i\s+(?:can(?:not|'t)|won't|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable))\s+(?:help|assist|do|provide|comply|answer)|i\s+(?:must|have\s+to)\s+decline|(?:sorry|unfortunately),?\s+(?:but\s+)?i\s+(?:can(?:not|'t)|am\s+unable))",
+    re.I,
+)
 _AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I)
 
 
@@ -164,14 +259,29 @@ def says_something(ctx: EvalContext) -> Outcome:
     shape: str | None = None
     low = stripped.lower()
     toks = re.findall(r"[a-z']+", low)
-    if not re.search(r"\w", stripped) or low in _ARTEFACTS or (toks and sum(t in _LOREM for t in toks) / len(toks) >= 0.5):
+    if (
+        not re.search(r"\w", stripped)
+        or low in _ARTEFACTS
+        or (toks and sum(t in _LOREM for t in toks) / len(toks) >= 0.5)
+    ):
         shape = "placeholder"
     ask_terms = [w for w in words(ask) if len(w) > 2 and w not in STOPWORDS]
-    ask_needs_more = len(set(ask_terms)) >= 2 and not re.match(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", ask, re.I)
-    if shape is None and toks and len(toks) <= 12 and all(t in _ACK for t in toks) and ask_needs_more:
+    ask_needs_more = len(set(ask_terms)) >= 2 and not re.match(
+        r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", ask, re.I
+    )
+    if (
+        shape is None
+        and toks
+        and len(toks) <= 12
+        and all(t in _ACK for t in toks)
+        and ask_needs_more
+    ):
         asks_info = any(w in _INFO_WORDS for w in words(ask)) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
-        writes = bool(re.search(r"\b(?:write|draft|compose|create|generate)\b", ask, re.I)) and not ctx.steps
+        writes = (
+            bool(re.search(r"\b(?:write|draft|compose|create|generate)\b", ask, re.I))
+            and not ctx.steps
+        )
         if asks_info or writes or zero_calls:
             shape = "acknowledgement"
     if shape is None:
@@ -205,7 +315,13 @@ def norm_input(value: Any) -> str:
     if isinstance(value, str):
         s = value
     else:
-        s = json.dumps(_drop_none(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+        s = json.dumps(
+            _drop_none(value),
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
+            default=str,
+        )
     s = " ".join(s.split())
     return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
 
@@ -220,7 +336,9 @@ def _drop_none(v: Any) -> Any:
 
 def _subset_match(expected: Any, actual: Any) -> bool:
     if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(k in actual and _subset_match(v, actual[k]) for k, v in expected.items())
+        return isinstance(actual, dict) and all(
+            k in actual and _subset_match(v, actual[k]) for k, v in expected.items()
+        )
     return bool(expected == actual)
 
 
@@ -240,7 +358,9 @@ def _matches(exp_name: str, exp_input: Any, step: Step, args_mode: str) -> bool:
     return _subset_match(exp_input, actual)
 
 
-def _one_to_one(expected: list[tuple[str, Any]], steps: tuple[Step, ...], args_mode: str) -> tuple[int, set[int]]:
+def _one_to_one(
+    expected: list[tuple[str, Any]], steps: tuple[Step, ...], args_mode: str
+) -> tuple[int, set[int]]:
     order = sorted(range(len(expected)), key=lambda i: expected[i][1] is None)
     used: set[int] = set()
     matched = 0
@@ -272,7 +392,7 @@ def tool_sequence(ctx: EvalContext) -> Outcome:
                 matched += 1
             elif not problem:
                 problem = f"position {i}: expected {name}, got {steps[i].name if i < len(steps) else 'nothing'}"
-        extras = list(steps[len(expected):])
+        extras = list(steps[len(expected) :])
         ok = matched == len(expected) and not extras
         if extras and not problem:
             problem = f"extra call {extras[0].name} at position {extras[0].index}"
@@ -298,16 +418,24 @@ def tool_sequence(ctx: EvalContext) -> Outcome:
                 j += 1
             else:
                 present = any(_matches(name, inp, s, am) for s in steps)
-                problem = problem or (f"{name} came out of order" if present else f"{name} never came")
+                problem = problem or (
+                    f"{name} came out of order" if present else f"{name} never came"
+                )
         ok = matched == len(expected)
     score = 1.0 if ok else max(0.0, min(1.0, matched / len(expected) - (0.25 if extras else 0.0)))
-    ev: list[dict[str, Any]] = [count("expected_calls_matched", "calls", matched, len(expected), "call")]
+    ev: list[dict[str, Any]] = [
+        count("expected_calls_matched", "calls", matched, len(expected), "call")
+    ]
     ev += [tool_call(s.index, s.name, "outside the expected set") for s in extras[:10]]
-    msg = f"Trajectory satisfies {mode} ({matched}/{len(expected)} expected calls)." if ok else (
-        f"Trajectory does not satisfy {mode}: {matched}/{len(expected)} expected calls matched"
-        + (f"; {len(extras)} call(s) outside the expected set" if extras else "")
-        + (f"; {problem}" if problem else "")
-        + "."
+    msg = (
+        f"Trajectory satisfies {mode} ({matched}/{len(expected)} expected calls)."
+        if ok
+        else (
+            f"Trajectory does not satisfy {mode}: {matched}/{len(expected)} expected calls matched"
+            + (f"; {len(extras)} call(s) outside the expected set" if extras else "")
+            + (f"; {problem}" if problem else "")
+            + "."
+        )
     )
     return Outcome(ok, score, msg, ev, saw=("tool_calls", "expected_trajectory"), asked=True)
 
@@ -370,7 +498,11 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
         if bad_schemas:
             return skip("no call could be checked: " + "; ".join(bad_schemas[:3]), "config_invalid")
         return skip("no call could be checked (no tool declares an inputSchema)")
-    unrecovered = [(s, r) for s, r, rec in invalid if not (rec and any(i > s.index for i in valid_at.get(s.name, [])))]
+    unrecovered = [
+        (s, r)
+        for s, r, rec in invalid
+        if not (rec and any(i > s.index for i in valid_at.get(s.name, [])))
+    ]
     recovered = len(invalid) - len(unrecovered)
     ev: list[dict[str, Any]] = [
         count("unrecovered_invalid_calls", "calls", len(unrecovered), 0, "rule"),
@@ -382,5 +514,17 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
     score = max(0.0, 1 - len(unrecovered) / max(len(ctx.steps), 1))
     if unrecovered:
         s0, r0 = unrecovered[0]
-        return Outcome(False, score, f"{len(unrecovered)} invalid call(s) never recovered; first: #{s0.index} {s0.name} ({r0}).", ev, saw=("tool_calls", "tools_catalogue"))
-    return Outcome(True, 1.0, f"All {checked} checked call(s) valid or recovered ({recovered} recovered).", ev, saw=("tool_calls", "tools_catalogue"))
+        return Outcome(
+            False,
+            score,
+            f"{len(unrecovered)} invalid call(s) never recovered; first: #{s0.index} {s0.name} ({r0}).",
+            ev,
+            saw=("tool_calls", "tools_catalogue"),
+        )
+    return Outcome(
+        True,
+        1.0,
+        f"All {checked} checked call(s) valid or recovered ({recovered} recovered).",
+        ev,
+        saw=("tool_calls", "tools_catalogue"),
+    )

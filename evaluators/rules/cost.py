@@ -10,7 +10,20 @@ from evaluators.context import EvalContext, Step
 from evaluators.rules.base import Outcome, count, skip, tool_call
 from evaluators.rules.completeness import norm_input
 
-TARGET_KEYS: tuple[str, ...] = ("path", "file", "file_path", "filename", "url", "uri", "query", "command", "cmd", "pattern", "name", "id")
+TARGET_KEYS: tuple[str, ...] = (
+    "path",
+    "file",
+    "file_path",
+    "filename",
+    "url",
+    "uri",
+    "query",
+    "command",
+    "cmd",
+    "pattern",
+    "name",
+    "id",
+)
 
 
 def cost_under_threshold(ctx: EvalContext) -> Outcome:
@@ -67,7 +80,10 @@ def step_budget(ctx: EvalContext) -> Outcome:
     assert traj is not None
     budget = traj.step_budget or len(traj.tool_calls)
     if not budget:
-        return skip("the expected trajectory states no budget and no expected calls", lacked=("expected_trajectory",))
+        return skip(
+            "the expected trajectory states no budget and no expected calls",
+            lacked=("expected_trajectory",),
+        )
     tol = traj.tolerance if traj.tolerance and traj.tolerance >= 1 else 1.5
     ceiling = budget * tol
     n = len(ctx.steps)
@@ -75,7 +91,8 @@ def step_budget(ctx: EvalContext) -> Outcome:
     return Outcome(
         passed=ok,
         score=1.0 if ok else min(1.0, ceiling / n),
-        message=f"{n} call(s) against a ceiling of {ceiling:g} (budget {budget} × {tol:g})" + ("." if ok else f": over by {n - ceiling:g}."),
+        message=f"{n} call(s) against a ceiling of {ceiling:g} (budget {budget} × {tol:g})"
+        + ("." if ok else f": over by {n - ceiling:g}."),
         evidence=[count("steps", "calls", n, ceiling, "call")],
         value={"stat": "steps", "unit": "calls", "value": n},
         saw=("tool_calls", "expected_trajectory"),
@@ -87,7 +104,10 @@ def cost_anomaly(ctx: EvalContext) -> Outcome:
     hist = [h for h in (ctx.request.cost_history or ()) if h is not None][:200]
     cost = float(ctx.request.cost_usd or 0.0)
     if len(hist) < 20:
-        return skip(f"insufficient_history: {len(hist)} prior costed traces (< 20); says nothing rather than fine", saw=("cost",))
+        return skip(
+            f"insufficient_history: {len(hist)} prior costed traces (< 20); says nothing rather than fine",
+            saw=("cost",),
+        )
     med = statistics.median(hist)
     mad = statistics.median([abs(h - med) for h in hist])
     ev: list[dict[str, Any]] = []
@@ -158,8 +178,8 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
     max_rep, rep_src = ctx.threshold("max_tool_repeats")
     max_reread, rr_src = ctx.threshold("max_target_rereads")
     groups: dict[str, list[Step]] = {}
-    for k, s in zip(keys, steps, strict=True):
-        groups.setdefault(k, []).append(s)
+    for key, s in zip(keys, steps, strict=True):
+        groups.setdefault(key, []).append(s)
     polls: list[str] = []
     # (a) repeat count
     for grp in groups.values():
@@ -169,7 +189,13 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
                 continue
             ev = [count("identical_calls", "calls", len(grp), max_rep, rep_src)]
             ev += [tool_call(s.index, s.name, "repeated call") for s in grp[:19]]
-            return _loop(f"{grp[0].name} called {len(grp)} times with identical input (> {max_rep}).", len(grp), max_rep, ev, rep_src)
+            return _loop(
+                f"{grp[0].name} called {len(grp)} times with identical input (> {max_rep}).",
+                len(grp),
+                max_rep,
+                ev,
+                rep_src,
+            )
     # (b) cycles of k ≥ 2 distinct calls repeated consecutively more than twice
     n = len(keys)
     for k in range(2, n // 3 + 1):
@@ -191,9 +217,17 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
                 ev = [count("sequence_repetitions", "repetitions", reps, 2, "rule")]
                 ev += [tool_call(s.index, s.name, label) for s in cyc[:19]]
                 names = " → ".join(s.name for s in steps[start : start + k])
-                return _loop(f"Sequence {names} repeated {reps} times consecutively (> 2).", reps, 2, ev, "rule")
+                return _loop(
+                    f"Sequence {names} repeated {reps} times consecutively (> 2).",
+                    reps,
+                    2,
+                    ev,
+                    "rule",
+                )
     # (c) target re-reads through catalogue-declared read-only tools
-    ro = {t.name for t in ctx.request.tools or () if (t.annotations or {}).get("readOnlyHint") is True}
+    ro = {
+        t.name for t in ctx.request.tools or () if (t.annotations or {}).get("readOnlyHint") is True
+    }
     if ro:
         reads: dict[str, list[Step]] = {}
         for s in steps:
@@ -204,10 +238,33 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
             if len(grp) > max_reread and not _is_poll(grp):
                 ev = [count("target_reads", "reads", len(grp), max_reread, rr_src)]
                 ev += [tool_call(s.index, s.name, "read of the same target") for s in grp[:19]]
-                return _loop(f"Target {tgt[:80]!r} read {len(grp)} times through read-only tools (> {max_reread}).", len(grp), max_reread, ev, rr_src)
-    note = f" Regularly spaced repeats of {', '.join(sorted(set(polls)))} read as polling." if polls else ""
-    return Outcome(True, 1.0, f"No loop in {n} call(s).{note}", [count("steps", "calls", n)], saw=("tool_calls",))
+                return _loop(
+                    f"Target {tgt[:80]!r} read {len(grp)} times through read-only tools (> {max_reread}).",
+                    len(grp),
+                    max_reread,
+                    ev,
+                    rr_src,
+                )
+    note = (
+        f" Regularly spaced repeats of {', '.join(sorted(set(polls)))} read as polling."
+        if polls
+        else ""
+    )
+    return Outcome(
+        True,
+        1.0,
+        f"No loop in {n} call(s).{note}",
+        [count("steps", "calls", n)],
+        saw=("tool_calls",),
+    )
 
 
 def _loop(msg: str, observed: int, allowed: int, ev: list[dict[str, Any]], src: str) -> Outcome:
-    return Outcome(False, max(0.0, 1 - (observed - allowed) * 0.25), msg, ev, saw=("tool_calls",), asked=src != "default")
+    return Outcome(
+        False,
+        max(0.0, 1 - (observed - allowed) * 0.25),
+        msg,
+        ev,
+        saw=("tool_calls",),
+        asked=src != "default",
+    )

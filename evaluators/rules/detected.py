@@ -39,7 +39,11 @@ def _from_findings(findings: list[Any], what: str, report_text: bool = True) -> 
         ev.append(span("output", int(f.start), int(f.end), str(f.kind)))
     ev += [pattern(k, n) for k, n in sorted(kinds.items())][:5]
     names = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items()))
-    msg = f"Found {len(findings)} {what}: {names}." if report_text else f"Found {len(findings)} {what}."
+    msg = (
+        f"Found {len(findings)} {what}: {names}."
+        if report_text
+        else f"Found {len(findings)} {what}."
+    )
     return Outcome(False, 0.0, msg, ev, saw=("output",))
 
 
@@ -62,6 +66,8 @@ def no_blocklist_words(ctx: EvalContext) -> Outcome:
     if fn is None:
         return skip("the blocklist detector is not installed", "config_invalid")
     phrases, src = ctx.threshold("blocklist")
-    out = _from_findings(list(fn(ctx.output, list(phrases))), "blocklisted phrase(s)", report_text=False)
+    out = _from_findings(
+        list(fn(ctx.output, list(phrases))), "blocklisted phrase(s)", report_text=False
+    )
     out.asked = src != "default"
     return out

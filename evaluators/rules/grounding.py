@@ -16,10 +16,105 @@ from evaluators.rules.base import Outcome, count, skip, span
 from evaluators.rules.tool_failure import failure_reason
 
 KNOWN_EXTENSIONS = frozenset(
-    ["ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "pyi", "rb", "go", "rs", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs", "md", "mdx", "rst", "txt", "json", "jsonl", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "sh", "bash", "zsh", "ps1", "sql", "html", "htm", "css", "scss", "less", "xml", "csv", "tsv", "lock", "log", "ipynb", "php", "swift", "vue", "svelte", "proto", "gradle", "properties", "dockerfile", "tf", "hcl", "pem", "crt", "key", "pdf", "png", "jpg", "jpeg", "svg", "gif"]
+    [
+        "ts",
+        "tsx",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "py",
+        "pyi",
+        "rb",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "md",
+        "mdx",
+        "rst",
+        "txt",
+        "json",
+        "jsonl",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "env",
+        "sh",
+        "bash",
+        "zsh",
+        "ps1",
+        "sql",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "less",
+        "xml",
+        "csv",
+        "tsv",
+        "lock",
+        "log",
+        "ipynb",
+        "php",
+        "swift",
+        "vue",
+        "svelte",
+        "proto",
+        "gradle",
+        "properties",
+        "dockerfile",
+        "tf",
+        "hcl",
+        "pem",
+        "crt",
+        "key",
+        "pdf",
+        "png",
+        "jpg",
+        "jpeg",
+        "svg",
+        "gif",
+    ]
 )
 UBIQUITOUS = frozenset(
-    ["package.json", "package-lock.json", "readme.md", "readme", "src", "node_modules", "dist", "build", "index.ts", "index.js", "main.py", "__init__.py", "setup.py", "pyproject.toml", "requirements.txt", "makefile", "dockerfile", ".gitignore", "tsconfig.json", "license", "changelog.md", "src/index.ts", "src/index.js", "src/main.py", ".env", ".env.example"]
+    [
+        "package.json",
+        "package-lock.json",
+        "readme.md",
+        "readme",
+        "src",
+        "node_modules",
+        "dist",
+        "build",
+        "index.ts",
+        "index.js",
+        "main.py",
+        "__init__.py",
+        "setup.py",
+        "pyproject.toml",
+        "requirements.txt",
+        "makefile",
+        "dockerfile",
+        ".gitignore",
+        "tsconfig.json",
+        "license",
+        "changelog.md",
+        "src/index.ts",
+        "src/index.js",
+        "src/main.py",
+        ".env",
+        ".env.example",
+    ]
 )
 _PROPOSAL = re.compile(
     r"\b(?:i would|i'd|you could|you can|we could|could create|could put|for example|e\.g\.|such as|consider|suggest|"
@@ -27,7 +122,11 @@ _PROPOSAL = re.compile(
     re.I,
 )
 _URL = re.compile(r"https?://[^\s<>()\"'`\]]+")
-_PATHISH = re.compile(r"(?<![\w@/.-])(?:\.{0,2}/)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.\-]+)*/?")
+# The lookahead skips plain words at once: a location has a dot or a slash
+# somewhere in its run, so nothing without one needs the per-match work below.
+_PATHISH = re.compile(
+    r"(?<![\w@/.-])(?=[A-Za-z0-9_.\-/]*[./])(?:\.{0,2}/)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.\-]+)*/?"
+)
 _TRAIL = ".,;:)]}'\"`!?"
 
 
@@ -60,7 +159,7 @@ def extract_claims(text: str) -> list[tuple[int, int, str]]:
             found.append((m.start(), m.start() + len(url), url))
             taken.append((m.start(), m.end()))
     for m in _PATHISH.finditer(text):
-        if any(a <= m.start() < b for a, b in taken):
+        if taken and any(a <= m.start() < b for a, b in taken):
             continue
         tok = m.group(0).rstrip(_TRAIL.replace("/", ""))
         if not tok:
@@ -69,8 +168,15 @@ def extract_claims(text: str) -> list[tuple[int, int, str]]:
         if not segs:
             continue
         last = segs[-1].rstrip(".")
-        is_loc = _has_ext(last) or (tok.endswith("/") and len(segs) >= 1 and not tok.startswith("/") and any(c.isalpha() for c in tok)) or (
-            len(segs) >= 2 and not tok.startswith("/") and _has_ext(last)
+        is_loc = (
+            _has_ext(last)
+            or (
+                tok.endswith("/")
+                and len(segs) >= 1
+                and not tok.startswith("/")
+                and any(c.isalpha() for c in tok)
+            )
+            or (len(segs) >= 2 and not tok.startswith("/") and _has_ext(last))
         )
         if is_loc:
             end = m.start() + len(tok)
@@ -78,19 +184,21 @@ def extract_claims(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
+# Quote, bracket and separator characters split ground tokens like whitespace;
+# one translate + split replaces eleven nested splits per token.
+_SEPARATORS = str.maketrans(dict.fromkeys("\"'`,()[]{}=", " "))
+
+
 def _ground_add(ground: set[str], text: str) -> None:
-    for raw_tok in text.split():
-        for tok in _split_quotes(raw_tok):
-            segs = _segments(tok)
-            for i in range(len(segs)):
-                ground.add("/".join(segs[i:]))
-
-
-def _split_quotes(tok: str) -> list[str]:
-    out = [tok]
-    for q in ("\"", "'", "`", ",", "(", ")", "[", "]", "{", "}", "="):
-        out = [p for t in out for p in t.split(q)]
-    return [t for t in out if t]
+    for tok in text.translate(_SEPARATORS).split():
+        if "/" not in tok:
+            folded = fold_location(tok)
+            if folded and folded != ".":
+                ground.add(folded)
+            continue
+        segs = _segments(tok)
+        for i in range(len(segs)):
+            ground.add("/".join(segs[i:]))
 
 
 def grounded_in_reads(ctx: EvalContext) -> Outcome:
@@ -101,7 +209,10 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         out = st.output_text
         if out:
             if "truncated" in out[-200:].lower():
-                return skip(f"the read of call #{st.index} was truncated; an absent location proves nothing", "defeated")
+                return skip(
+                    f"the read of call #{st.index} was truncated; an absent location proves nothing",
+                    "defeated",
+                )
             _ground_add(ground, out)
             last = out.split()[-1] if out.split() else ""
             if last:
@@ -115,19 +226,42 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         if folded in UBIQUITOUS or not folded:
             continue
         sent_start = max(ctx.output.rfind(".", 0, start), ctx.output.rfind("\n", 0, start)) + 1
-        sent_end_candidates = [i for i in (ctx.output.find(". ", end), ctx.output.find("\n", end)) if i >= 0]
-        sentence = ctx.output[sent_start : min(sent_end_candidates) if sent_end_candidates else len(ctx.output)]
+        sent_end_candidates = [
+            i for i in (ctx.output.find(". ", end), ctx.output.find("\n", end)) if i >= 0
+        ]
+        sentence = ctx.output[
+            sent_start : min(sent_end_candidates) if sent_end_candidates else len(ctx.output)
+        ]
         if _PROPOSAL.search(sentence):
             continue
         segs = _segments(loc)
         last = segs[-1] if segs else folded
-        if folded in ground or last in ground or any(t and last.startswith(t) and t != last for t in tails if len(t) >= 3):
+        if (
+            folded in ground
+            or last in ground
+            or any(t and last.startswith(t) and t != last for t in tails if len(t) >= 3)
+        ):
             continue
         ungrounded.append((start, end, loc))
-    ev: list[dict[str, Any]] = [count("ungrounded_locations", "locations", len(ungrounded), 0, "rule"), count("locations_cited", "locations", len(claims))]
+    ev: list[dict[str, Any]] = [
+        count("ungrounded_locations", "locations", len(ungrounded), 0, "rule"),
+        count("locations_cited", "locations", len(claims)),
+    ]
     ev += [span("output", s, e, "location nothing read supports") for s, e, _ in ungrounded[:10]]
     saw = ("output", "input", "tool_calls", "tool_outputs")
     if ungrounded:
         names = ", ".join(loc for _, _, loc in ungrounded[:3])
-        return Outcome(False, 0.0, f"{len(ungrounded)} cited location(s) appear in neither the ask nor any tool result: {names}.", ev, saw=saw)
-    return Outcome(True, 1.0, f"All {len(claims)} cited location(s) are grounded in the ask or the reads.", ev, saw=saw)
+        return Outcome(
+            False,
+            0.0,
+            f"{len(ungrounded)} cited location(s) appear in neither the ask nor any tool result: {names}.",
+            ev,
+            saw=saw,
+        )
+    return Outcome(
+        True,
+        1.0,
+        f"All {len(claims)} cited location(s) are grounded in the ask or the reads.",
+        ev,
+        saw=saw,
+    )

@@ -12,9 +12,12 @@ import re
 from typing import Any
 
 from evaluators.context import EvalContext
+from evaluators.rules import hallucination_grounded
 from evaluators.rules.base import Outcome, count, pattern, span
 
-_SUM = re.compile(r"(\d[\d,]*(?:\.\d+)?)((?:\s*\+\s*\d[\d,]*(?:\.\d+)?)+)\s*=\s*(\d[\d,]*(?:\.\d+)?)")
+_SUM = re.compile(
+    r"(\d[\d,]*(?:\.\d+)?)((?:\s*\+\s*\d[\d,]*(?:\.\d+)?)+)\s*=\s*(\d[\d,]*(?:\.\d+)?)"
+)
 _CITE = re.compile(r"\[\d{1,3}\]")
 _EXPERT = re.compile(r"\b(?:Dr\.|Professor|according to|study by|research by|paper by)", re.I)
 
@@ -26,20 +29,38 @@ def _num(s: str) -> float:
 def context_free_signals(output: str) -> list[tuple[str, int, int, str]]:
     sig: list[tuple[str, int, int, str]] = []
     for m in _SUM.finditer(output):
-        addends = [_num(m.group(1))] + [_num(x) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", m.group(2))]
+        addends = [_num(m.group(1))] + [
+            _num(x) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", m.group(2))
+        ]
         total = _num(m.group(3))
         if abs(sum(addends) - total) > 1e-6 * max(1.0, abs(total)):
-            sig.append(("total_contradicts_addends", m.start(), m.end(), f"{' + '.join(f'{a:g}' for a in addends)} ≠ {total:g}"))
+            sig.append(
+                (
+                    "total_contradicts_addends",
+                    m.start(),
+                    m.end(),
+                    f"{' + '.join(f'{a:g}' for a in addends)} ≠ {total:g}",
+                )
+            )
     cites = list(_CITE.finditer(output))
     if len({c.group(0) for c in cites}) >= 3 and len(_EXPERT.findall(output)) >= 2:
-        sig.append(("fabricated_citation_shape", cites[0].start(), cites[-1].end(), "numbered citations with expert attributions and no source"))
+        sig.append(
+            (
+                "fabricated_citation_shape",
+                cites[0].start(),
+                cites[-1].end(),
+                "numbered citations with expert attributions and no source",
+            )
+        )
     return sig
 
 
 def grounded_signals(ctx: EvalContext) -> list[tuple[str, int, int, str]]:
-    from evaluators.rules import hallucination_grounded
-
-    return hallucination_grounded.signals(ctx.output, ctx.input or "")
+    """Cross-check against everything the agent was given: the input, the
+    expected answer and every tool result (SPEC §8.19 "material given")."""
+    extra = [ctx.request.expected or ""]
+    extra += [s.output_text for s in ctx.steps if s.output is not None]
+    return hallucination_grounded.signals(ctx.output, ctx.input or "", extra)
 
 
 def no_hallucination_markers(ctx: EvalContext) -> Outcome:
@@ -48,10 +69,16 @@ def no_hallucination_markers(ctx: EvalContext) -> Outcome:
     if has_input:
         sig += grounded_signals(ctx)
     saw = ("output", "input") if has_input else ("output",)
-    note = "" if has_input else " Only the two context-free signals ran (no input to check claims against)."
+    note = (
+        ""
+        if has_input
+        else " Only the two context-free signals ran (no input to check claims against)."
+    )
     ev: list[dict[str, Any]] = [count("signals", "signals", len(sig), 0, "rule")]
     if not sig:
-        return Outcome(True, 1.0, "No contradiction with the supplied material found." + note, ev, saw=saw)
+        return Outcome(
+            True, 1.0, "No contradiction with the supplied material found." + note, ev, saw=saw
+        )
     names: dict[str, int] = {}
     for name, s, e, _ in sig:
         names[name] = names.get(name, 0) + 1
@@ -59,4 +86,10 @@ def no_hallucination_markers(ctx: EvalContext) -> Outcome:
             ev.append(span("output", s, e, name))
     ev += [pattern(n, c) for n, c in sorted(names.items())][:6]
     detail = "; ".join(d for _, _, _, d in sig[:3])
-    return Outcome(False, max(0.0, 1 - 0.3 * len(sig)), f"{len(sig)} fabrication signal(s): {detail}.{note}", ev, saw=saw)
+    return Outcome(
+        False,
+        max(0.0, 1 - 0.3 * len(sig)),
+        f"{len(sig)} fabrication signal(s): {detail}.{note}",
+        ev,
+        saw=saw,
+    )

@@ -69,9 +69,21 @@ def _units(text: str) -> list[str]:
 
 
 def continuity(ctx: EvalContext) -> Continuity | str:
-    """Share of content sentences connected to the ask's topic, or a skip reason."""
+    """Share of content sentences connected to the ask's topic, or a skip reason
+    (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
+    key = "relevance.continuity"
+    if key not in ctx.memo:
+        ctx.memo[key] = _continuity(ctx)
+    value: Continuity | str = ctx.memo[key]
+    return value
+
+
+def _continuity(ctx: EvalContext) -> Continuity | str:
     min_words, _ = ctx.threshold("topic_consistency_min_words")
-    if len([w for w in re.findall(r"[A-Za-z]+", strip_fences(ctx.output)) if len(w) >= 4]) < min_words:
+    if (
+        len([w for w in re.findall(r"[A-Za-z]+", strip_fences(ctx.output)) if len(w) >= 4])
+        < min_words
+    ):
         return f"the output has fewer than {min_words} words of four or more letters"
     topic = set(ctx.input_terms)
     if not topic:
@@ -115,6 +127,55 @@ _REFUSAL = re.compile(
 )
 
 
+# Semantic fields for the paraphrase rescue of answers_the_ask: stems (as the
+# shared tokenizer yields them) that talk about the same subject without
+# sharing a word. A short on-task answer ("kill the process listening on
+# 6920" for "stop the demo server") lands in the ask's field; filler, sign-offs
+# and another subject do not. Each field is one row; extend by adding rows.
+_SEMANTIC_FIELDS: tuple[frozenset[str], ...] = (
+    frozenset(
+        ["report", "quarter", "revenu", "margin", "growth", "churn", "profit", "earn", "sale", "segment", "enterpris", "busi", "board", "slid", "deck", "forecast", "kpi", "arr", "mrr", "customer", "retent", "quart"]
+    ),
+    frozenset(
+        ["stop", "start", "restart", "kill", "terminat", "shutdown", "ctrl", "proces", "serv", "daemon", "port", "listen", "pid", "terminal", "signal", "interrupt"]
+    ),
+    frozenset(["deploy", "releas", "build", "pipelin", "stag", "product", "rollout", "rollback", "ship", "ci"]),
+    frozenset(["query", "sql", "tabl", "column", "row", "migrat", "schema", "index", "databas", "select", "join"]),
+    frozenset(["pric", "cost", "plan", "tier", "month", "vendor", "subscript", "bill", "invoic", "fee"]),
+    frozenset(["error", "fail", "crash", "exception", "traceback", "bug", "fix", "debug", "stack"]),
+    frozenset(["test", "suit", "assert", "pass", "fail", "coverag", "fixtur"]),
+    frozenset(["log", "trac", "span", "metric", "monitor", "alert", "dashboard", "telemetry"]),
+)
+_FIELD_OF: dict[str, tuple[int, ...]] = {}
+for _i, _field in enumerate(_SEMANTIC_FIELDS):
+    for _stem in _field:
+        _FIELD_OF[_stem] = (*_FIELD_OF.get(_stem, ()), _i)
+# Distinctive tokens an answer repeats from its ask: versions, identifiers
+# with digits, underscores or dots, and numbers of three or more digits.
+_DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{3,})(?![\w-])")
+
+
+def _echoes_identifier(ask: str, output: str) -> str | None:
+    """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``)."""
+    wanted = {
+        t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
+    }
+    if not wanted:
+        return None
+    for t in _DISTINCTIVE.findall(output):
+        if t.lower() in wanted:
+            return t
+    return None
+
+
+def _field_hits(ask_terms: set[str], out_terms: set[str]) -> int:
+    """Output terms, not in the ask, that share a semantic field with an ask term."""
+    fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
+    if not fields:
+        return 0
+    return sum(1 for t in out_terms - ask_terms if any(f in fields for f in _FIELD_OF.get(t, ())))
+
+
 def answers_the_ask(ctx: EvalContext) -> Outcome:
     ask_terms = set(ctx.input_terms)
     if len(ask_terms) < 2:
@@ -125,24 +186,71 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
     out_words = ctx.output.split()
     if len(out_words) <= 25 and _REFUSAL.search(ctx.output):
-        return Outcome(False, 0.0, "The output is a bare refusal.", [count("refusal", "flag", 1, 0, src)], saw=("output", "input"), asked=asked)
+        return Outcome(
+            False,
+            0.0,
+            "The output is a bare refusal.",
+            [count("refusal", "flag", 1, 0, src)],
+            saw=("output", "input"),
+            asked=asked,
+        )
     out_terms = set(ctx.output_terms)
     ask_len = len((ctx.input or "").strip())
     if out_terms and out_terms <= ask_terms and len(ctx.output.strip()) <= 1.2 * ask_len:
-        return Outcome(False, 0.0, "The output hands the ask back.", [count("ask_handed_back", "flag", 1, 0, src)], saw=("output", "input"), asked=asked)
+        return Outcome(
+            False,
+            0.0,
+            "The output hands the ask back.",
+            [count("ask_handed_back", "flag", 1, 0, src)],
+            saw=("output", "input"),
+            asked=asked,
+        )
     ov = overlap(ctx)
     c = continuity(ctx)
     if ov is None or isinstance(c, str):
-        return skip(f"a relevance measurement skipped: {c if isinstance(c, str) else 'no ask terms'}", saw=("output", "input"))
+        return skip(
+            f"a relevance measurement skipped: {c if isinstance(c, str) else 'no ask terms'}",
+            saw=("output", "input"),
+        )
     kw_fail = ov.ratio < kw_thr
     tc_fail = c.ratio < tc_thr - 1e-9
     ev = [
         count("input_terms_in_output", "ratio", round(ov.ratio, 4), kw_thr, kw_src),
         count("connected_sentences", "ratio", round(c.ratio, 4), round(tc_thr, 4), tc_src),
     ]
+    rescue = None
     if kw_fail and tc_fail:
-        return Outcome(False, min(2 * ov.ratio, 1.5 * c.ratio, 1.0), f"Off the ask: {ov.ratio:.0%} of its terms used and {c.ratio:.0%} of sentences connect.", ev, saw=("output", "input"), asked=asked)
-    return Outcome(True, 1.0, "The output addresses the ask (at least one relevance measurement passes).", ev, saw=("output", "input"), asked=asked)
+        echoed = _echoes_identifier(ctx.input or "", ctx.output)
+        if echoed is not None:
+            rescue = f"it names the ask's own identifier {echoed!r}"
+        elif _field_hits(ask_terms, out_terms) >= 2:
+            rescue = "it answers in the ask's subject vocabulary (a paraphrase)"
+    if kw_fail and tc_fail and rescue is None:
+        return Outcome(
+            False,
+            min(2 * ov.ratio, 1.5 * c.ratio, 1.0),
+            f"Off the ask: {ov.ratio:.0%} of its terms used and {c.ratio:.0%} of sentences connect.",
+            ev,
+            saw=("output", "input"),
+            asked=asked,
+        )
+    if rescue is not None:
+        return Outcome(
+            True,
+            max(0.5, min(2 * ov.ratio, 1.0)),
+            f"Both lexical measurements fail, but {rescue}.",
+            ev,
+            saw=("output", "input"),
+            asked=asked,
+        )
+    return Outcome(
+        True,
+        1.0,
+        "The output addresses the ask (at least one relevance measurement passes).",
+        ev,
+        saw=("output", "input"),
+        asked=asked,
+    )
 
 
 def _tool_terms(name: str, description: str | None, schema: object) -> set[str]:
@@ -152,12 +260,44 @@ def _tool_terms(name: str, description: str | None, schema: object) -> set[str]:
     return set(content_terms(text))
 
 
+# Verb and noun aliases for reading a tool's *name* against the ask: the ask
+# says "change", the tool is called update_*. One row per concept; the first
+# stem is the canonical one. Stems are the shared tokenizer's.
+_NAME_ALIASES: tuple[tuple[str, ...], ...] = (
+    ("updat", "chang", "modify", "edit", "set", "amend"),
+    ("lookup", "look", "fetch", "retriev", "get"),
+    ("search", "find", "query"),
+    ("delet", "remov", "eras"),
+    ("creat", "writ", "add", "mak"),
+    ("knowledg", "kb"),
+    ("email", "mail"),
+    ("list", "enumerat"),
+)
+_CANON: dict[str, str] = {alias: row[0] for row in _NAME_ALIASES for alias in row}
+
+
+def _concepts(terms: set[str] | list[str]) -> set[str]:
+    return {_CANON.get(t, t) for t in terms}
+
+
+def _named_by_ask(tool: str, ask: set[str]) -> bool:
+    """Every concept of the tool's name (≥ 2) is named by the ask: the ask
+    says what this tool does in its own words (``send_email`` for "send the
+    customer an email")."""
+    parts = [p for p in re.split(r"[_\-\s.]+|(?<=[a-z])(?=[A-Z])", tool) if p]
+    # short parts ("kb") are not content terms but do name a concept
+    name = _concepts({(content_terms(p) or [p.lower()])[0] for p in parts})
+    return len(name) >= 2 and name <= ask
+
+
 def tool_choice(ctx: EvalContext) -> Outcome:
     ask = set(ctx.input_terms)
     if len(ask) < 2:
         return skip("the ask has fewer than two content terms", saw=("input",))
     called = {s.name for s in ctx.steps}
-    terms = {t.name: _tool_terms(t.name, t.description, t.input_schema) for t in ctx.request.tools or ()}
+    terms = {
+        t.name: _tool_terms(t.name, t.description, t.input_schema) for t in ctx.request.tools or ()
+    }
     union: set[str] = set()
     for name in called:
         union |= terms.get(name, set(content_terms(name)))
@@ -169,8 +309,26 @@ def tool_choice(ctx: EvalContext) -> Outcome:
         f = len(ask & tt) / len(ask)
         if f > best_fit:
             best_name, best_fit = name, f
-    ev = [count("best_uncalled_fit", "ratio", round(best_fit, 4), 0.5, "rule"), count("called_fit", "ratio", round(fit_called, 4))]
+    ev = [
+        count("best_uncalled_fit", "ratio", round(best_fit, 4), 0.5, "rule"),
+        count("called_fit", "ratio", round(fit_called, 4)),
+    ]
     saw = ("input", "tool_calls", "tools_catalogue")
+    ask_concepts = _concepts(ask)
+    if not any(_named_by_ask(n, ask_concepts) for n in called):
+        for name, tt in terms.items():
+            if name in called or not _named_by_ask(name, ask_concepts):
+                continue
+            fit = len(ask_concepts & _concepts(tt)) / len(ask)
+            if fit > fit_called:
+                ev.append(count("named_uncalled_fit", "ratio", round(fit, 4)))
+                return Outcome(
+                    False,
+                    max(0.0, 1 - (fit - fit_called)),
+                    f"The ask names what {name} does ({fit:.0%} fit), yet the agent called {sorted(called)} ({fit_called:.0%}).",
+                    ev,
+                    saw=saw,
+                )
     if best_name and best_fit >= 0.5 and best_fit - fit_called >= 0.34:
         return Outcome(
             False,
@@ -179,4 +337,6 @@ def tool_choice(ctx: EvalContext) -> Outcome:
             ev,
             saw=saw,
         )
-    return Outcome(True, 1.0, "The called tools serve the ask as well as any in the catalogue.", ev, saw=saw)
+    return Outcome(
+        True, 1.0, "The called tools serve the ask as well as any in the catalogue.", ev, saw=saw
+    )

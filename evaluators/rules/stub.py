@@ -9,25 +9,74 @@ which part is unfinished is a status report, not a stub.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
 
 _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("not_implemented", re.compile(r"raise\s+NotImplementedError|throw\s+new\s+Error\(\s*['\"`]not implemented|unimplemented!\(|todo!\(", re.I)),
-    ("not_implemented_message", re.compile(r"['\"`][^'\"`\n]{0,40}\bnot (?:yet )?implemented\b[^'\"`\n]{0,20}['\"`]", re.I)),
+    (
+        "not_implemented",
+        re.compile(
+            r"raise\s+NotImplementedError|throw\s+new\s+Error\(\s*['\"`]not implemented|unimplemented!\(|todo!\(",
+            re.I,
+        ),
+    ),
+    (
+        "not_implemented_message",
+        re.compile(r"['\"`][^'\"`\n]{0,40}\bnot (?:yet )?implemented\b[^'\"`\n]{0,20}['\"`]", re.I),
+    ),
     ("goes_here", re.compile(r"(?:#|//|--|/\*)\s*[^\n]{0,40}\b(?:goes|go) here\b", re.I)),
-    ("for_now", re.compile(r"(?:#|//)\s*[^\n]{0,30}\b(?:simplified|stubbed|hardcoded|hard-coded|fake|mock(?:ed)?|dummy)\b[^\n]{0,30}(?:for now|until)", re.I)),
-    ("ellipsis_body", re.compile(r"^\s*(?:#|//)\s*\.\.\.\s*(?:rest|remaining|more|other|etc)", re.I)),
+    (
+        "for_now",
+        re.compile(
+            r"(?:#|//)\s*[^\n]{0,30}\b(?:simplified|stubbed|hardcoded|hard-coded|fake|mock(?:ed)?|dummy)\b[^\n]{0,30}(?:for now|until)",
+            re.I,
+        ),
+    ),
+    (
+        "ellipsis_body",
+        re.compile(r"^\s*(?:#|//)\s*\.\.\.\s*(?:rest|remaining|more|other|etc)", re.I),
+    ),
 )
 _PROSE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("exercise", re.compile(r"\bleft as an exercise\b|\bas an exercise for the reader\b", re.I)),
-    ("omitted", re.compile(r"\b(?:omitted|elided|left out|skipped)\s+(?:here\s+)?(?:for brevity|to keep|for space|for readability)|\bfor brevity\b", re.I)),
-    ("same_pattern", re.compile(r"\b(?:follow(?:ing)?|using|apply|with)\s+(?:the\s+)?(?:same|this exact|this|that)\s+(?:pattern|register|approach|structure|shape)\b", re.I)),
-    ("remaining", re.compile(r"\b(?:the\s+)?(?:remaining|rest of the|other)\s+(?:\d+\s+|\w+\s+){0,2}(?:methods|functions|endpoints|conversions|sections|paragraphs|handlers|transitions|tests|cases|fields|pieces)\b[^.\n]{0,80}\b(?:same|similar|pattern|yourself|you can|left|omitted|follow)", re.I)),
-    ("you_can_add", re.compile(r"\byou can (?:implement|add|fill in|write|finish|complete) (?:the |them|these|it|those|remaining|rest)", re.I)),
-    ("deferral", re.compile(r"\b(?:i'll|i will|let me)\s+(?:look into|get back to you|follow up|circle back|check on)\b", re.I)),
+    (
+        "omitted",
+        re.compile(
+            r"\b(?:omitted|elided|left out|skipped)\s+(?:here\s+)?(?:for brevity|to keep|for space|for readability)|\bfor brevity\b",
+            re.I,
+        ),
+    ),
+    (
+        "same_pattern",
+        re.compile(
+            r"\b(?:follow(?:ing)?|using|apply|with)\s+(?:the\s+)?(?:same|this exact|this|that)\s+(?:pattern|register|approach|structure|shape)\b",
+            re.I,
+        ),
+    ),
+    (
+        "remaining",
+        re.compile(
+            r"\b(?:the\s+)?(?:remaining|rest of the|other)\s+(?:\d+\s+|\w+\s+){0,2}(?:methods|functions|endpoints|conversions|sections|paragraphs|handlers|transitions|tests|cases|fields|pieces)\b[^.\n]{0,80}\b(?:same|similar|pattern|yourself|you can|left|omitted|follow)",
+            re.I,
+        ),
+    ),
+    (
+        "you_can_add",
+        re.compile(
+            r"\byou can (?:implement|add|fill in|write|finish|complete) (?:the |them|these|it|those|remaining|rest)",
+            re.I,
+        ),
+    ),
+    (
+        "deferral",
+        re.compile(
+            r"\b(?:i'll|i will|let me)\s+(?:look into|get back to you|follow up|circle back|check on)\b",
+            re.I,
+        ),
+    ),
 )
 _DISCLOSURE = re.compile(
     r"\b(?:not (?:yet )?(?:finished|done|complete|implemented|working|wired)|have not (?:finished|implemented|done)|haven't (?:finished|implemented|done)|"
@@ -46,6 +95,40 @@ class StubHit:
     end: int
 
 
+def _line_scoped(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """The same pattern, run over the whole text but unable to cross a line:
+    ``\\s`` becomes "whitespace but newline" and ``^`` anchors per line. One
+    pass per pattern replaces one search per pattern per line."""
+    return re.compile(rx.pattern.replace(r"\s", r"[^\S\n]"), rx.flags | re.M)
+
+
+# Literals (lowercase) every match of a pattern must contain: a substring
+# test on the lowered output skips patterns that cannot match at all.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "not_implemented": ("notimplementederror", "not implemented", "unimplemented!(", "todo!("),
+    "not_implemented_message": ("implemented",),
+    "goes_here": ("here",),
+    "for_now": ("for now", "until"),
+    "ellipsis_body": ("...",),
+    "exercise": ("exercise",),
+    "omitted": ("brevity", "to keep", "for space", "readability"),
+    "same_pattern": ("pattern", "register", "approach", "structure", "shape"),
+    "remaining": ("same", "similar", "pattern", "yourself", "you can", "left", "omitted", "follow"),
+    "you_can_add": ("you can ",),
+    "deferral": ("i'll", "i will", "let me"),
+    "disclosure": ("not ", "haven't", "stub", "blocked", "remaining work", "rely"),
+}
+
+
+def _may_match(name: str, low: str) -> bool:
+    return any(k in low for k in _NEEDS.get(name, ("",)))
+
+
+_CODE_SCAN = tuple((name, _line_scoped(rx)) for name, rx in _CODE_STUBS)
+_PROSE_SCAN = tuple((name, _line_scoped(rx)) for name, rx in _PROSE_STUBS)
+_RANK_MARKER, _RANK_CUSTOM, _RANK_CODE, _RANK_EMPTY, _RANK_PROSE = 0, 1, 2, 20, 21
+
+
 def _lines(text: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     pos = 0
@@ -55,59 +138,132 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
-    hits: list[StubHit] = []
-    ask_low = ask.lower()
-    marker_is_deliverable = any(w in ask_low for w in ("todo", "fixme", "stub", "placeholder", "tbd"))
-    custom = [m for m in markers if m.upper() not in {"TODO", "FIXME", "TBD", "XXX", "HACK", "PLACEHOLDER"}]
-    in_doc = False
-    in_code = False
+def _live_lines(output: str, lines: list[tuple[int, str]]) -> tuple[list[bool], list[bool]]:
+    """Per line: is it delivered work (not a fence, docstring or removed diff
+    line), and is it inside a code fence. One cheap pass, no regex."""
+    live: list[bool] = []
+    code: list[bool] = []
+    in_doc = in_code = False
     diffish = "```diff" in output or "\n@@ " in output
-    lines = _lines(output)
-    for idx, (pos, line) in enumerate(lines):
+    for _, line in lines:
         stripped = line.strip()
         if stripped.startswith("```"):
             in_code = not in_code
-            continue
-        if stripped.count('"""') + stripped.count("'''") == 1:
+            live.append(False)
+        elif stripped.count('"""') + stripped.count("'''") == 1:
             in_doc = not in_doc
+            live.append(False)
+        else:
+            live.append(not in_doc and not (diffish and line.startswith("-")))
+        code.append(in_code)
+    return live, code
+
+
+def _abstract_above(lines: list[tuple[int, str]], idx: int) -> bool:
+    return any(_ABSTRACT.search(lines[j][1]) for j in range(max(0, idx - 4), idx))
+
+
+def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
+    """Stub signals on delivered lines, in line order (markers, custom markers,
+    code shapes, empty bodies, prose), at most one hit per pattern per line."""
+    ask_low = ask.lower()
+    marker_is_deliverable = any(
+        w in ask_low for w in ("todo", "fixme", "stub", "placeholder", "tbd")
+    )
+    custom = [
+        m
+        for m in markers
+        if m.upper() not in {"TODO", "FIXME", "TBD", "XXX", "HACK", "PLACEHOLDER"}
+    ]
+    lines = _lines(output)
+    starts = [p for p, _ in lines]
+    live, code = _live_lines(output, lines)
+    ranked: list[tuple[int, int, int, StubHit]] = []
+
+    def line_of(pos: int) -> int:
+        return bisect_right(starts, pos) - 1
+
+    if not marker_is_deliverable:
+        for m in _MARKER_WORD.finditer(output):
+            li = line_of(m.start())
+            if live[li]:
+                ranked.append(
+                    (li, _RANK_MARKER, m.start(), StubHit(m.group(1).lower(), m.start(), m.end()))
+                )
+        low = output.lower()
+        for mk in custom:
+            needle = mk.lower()
+            seen: set[int] = set()
+            i = low.find(needle)
+            while i >= 0:
+                li = line_of(i)
+                if live[li] and li not in seen and "\n" not in needle:
+                    seen.add(li)
+                    ranked.append((li, _RANK_CUSTOM, i, StubHit("marker", i, i + len(mk))))
+                i = low.find(needle, i + 1)
+    low_all = output.lower()
+    for rank, table in ((_RANK_CODE, _CODE_SCAN), (_RANK_PROSE, _PROSE_SCAN)):
+        for k, (name, rx) in enumerate(table):
+            if not _may_match(name, low_all):
+                continue
+            seen_lines: set[int] = set()
+            for hit in rx.finditer(output):
+                li = line_of(hit.start())
+                if not live[li] or li in seen_lines:
+                    continue
+                seen_lines.add(li)
+                if name == "not_implemented" and _abstract_above(lines, li):
+                    continue
+                ranked.append((li, rank + k, hit.start(), StubHit(name, hit.start(), hit.end())))
+    for idx, (pos, line) in enumerate(lines):
+        stripped = line.strip()
+        if idx == 0 or not live[idx] or not code[idx] or stripped not in ("pass", "..."):
             continue
-        if in_doc:
-            continue
-        if diffish and line.startswith("-"):
-            continue
-        if not marker_is_deliverable:
-            for m in _MARKER_WORD.finditer(line):
-                hits.append(StubHit(m.group(1).lower(), pos + m.start(), pos + m.end()))
-            low = line.lower()
-            for mk in custom:
-                i = low.find(mk.lower())
-                if i >= 0:
-                    hits.append(StubHit("marker", pos + i, pos + i + len(mk)))
-        for name, rx in _CODE_STUBS:
-            m = rx.search(line)
-            if m and not (name == "not_implemented" and any(_ABSTRACT.search(lines[j][1]) for j in range(max(0, idx - 4), idx))):
-                hits.append(StubHit(name, pos + m.start(), pos + m.end()))
-        if in_code and stripped in ("pass", "...") and idx > 0:
-            prev = next((lines[j][1] for j in range(idx - 1, -1, -1) if lines[j][1].strip()), "")
-            if _PASS_BODY.match(prev) and not any(_ABSTRACT.search(lines[j][1]) for j in range(max(0, idx - 4), idx)):
-                hits.append(StubHit("empty_body", pos + line.index(stripped), pos + len(line)))
-        for name, rx in _PROSE_STUBS:
-            m = rx.search(line)
-            if m:
-                hits.append(StubHit(name, pos + m.start(), pos + m.end()))
-    return hits
+        prev = next((lines[j][1] for j in range(idx - 1, -1, -1) if lines[j][1].strip()), "")
+        if _PASS_BODY.match(prev) and not _abstract_above(lines, idx):
+            ranked.append(
+                (
+                    idx,
+                    _RANK_EMPTY,
+                    pos,
+                    StubHit("empty_body", pos + line.index(stripped), pos + len(line)),
+                )
+            )
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]))
+    return [r[3] for r in ranked]
 
 
 def no_stub_output(ctx: EvalContext) -> Outcome:
     markers, src = ctx.threshold("stub_markers")
     hits = find_stubs(ctx.output, ctx.input or "", tuple(markers))
-    if hits and _DISCLOSURE.search(ctx.output):
-        return Outcome(True, 1.0, "Unfinished parts are disclosed as such; a status report, not a stub.", [count("stub_signals", "signals", len(hits))], saw=("output",), asked=src != "default")
+    if hits and _may_match("disclosure", ctx.output_lower) and _DISCLOSURE.search(ctx.output):
+        return Outcome(
+            True,
+            1.0,
+            "Unfinished parts are disclosed as such; a status report, not a stub.",
+            [count("stub_signals", "signals", len(hits))],
+            saw=("output",),
+            asked=src != "default",
+        )
     if not hits:
-        return Outcome(True, 1.0, "No placeholder or deferred work found.", saw=("output",), asked=src != "default")
+        return Outcome(
+            True,
+            1.0,
+            "No placeholder or deferred work found.",
+            saw=("output",),
+            asked=src != "default",
+        )
     kinds: dict[str, int] = {}
     for h in hits:
         kinds[h.name] = kinds.get(h.name, 0) + 1
-    ev = [span("output", h.start, h.end, h.name) for h in hits[:12]] + [pattern(k, n) for k, n in sorted(kinds.items())][:6]
-    return Outcome(False, 0.0, f"Stub content: {', '.join(sorted(kinds))}.", ev, saw=("output",), asked=src != "default")
+    ev = [span("output", h.start, h.end, h.name) for h in hits[:12]] + [
+        pattern(k, n) for k, n in sorted(kinds.items())
+    ][:6]
+    return Outcome(
+        False,
+        0.0,
+        f"Stub content: {', '.join(sorted(kinds))}.",
+        ev,
+        saw=("output",),
+        asked=src != "default",
+    )

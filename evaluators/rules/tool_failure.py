@@ -14,23 +14,109 @@ from evaluators.rules.base import Outcome, count, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
 
 ERROR_LINE_PREFIXES: tuple[str, ...] = (
-    "error:", "error -", "error!", "fatal:", "fatal error", "exception:", "traceback (most recent call last)",
-    "panic:", "uncaught ", "unhandled ", "segmentation fault",
+    "error:",
+    "error -",
+    "error!",
+    "fatal:",
+    "fatal error",
+    "exception:",
+    "traceback (most recent call last)",
+    "panic:",
+    "uncaught ",
+    "unhandled ",
+    "segmentation fault",
 )
 ERROR_LINE_PHRASES: tuple[str, ...] = (
-    "no such file or directory", "command not found", "permission denied", "operation not permitted",
-    "cannot access", "cannot find", "is not recognized as an internal or external command",
-    "connection refused", "no such table",
+    "no such file or directory",
+    "command not found",
+    "permission denied",
+    "operation not permitted",
+    "cannot access",
+    "cannot find",
+    "is not recognized as an internal or external command",
+    "connection refused",
+    "no such table",
 )
 ACKNOWLEDGEMENT_PHRASES: tuple[str, ...] = (
-    "fail", "error", "exception", "threw", "thrown", "crash", "could not", "couldn't", "cannot", "can't",
-    "unable to", "no matches", "no results", "returned nothing", "found nothing", "does not exist",
-    "doesn't exist", "no such", "not found", "missing", "unavailable", "permission denied", "denied",
-    "timed out", "timeout", "unverified", "not certain", "not sure", "unsure", "unreadable", "not readable",
-    "did not succeed", "didn't succeed", "did not run", "didn't run", "did not complete", "broken",
-    "refused", "rejected", "not available", "inaccessible", "was not able", "wasn't able", "not able to",
-    "unknown", "undetermined", "could not be", "no data", "empty result",
+    "fail",
+    "error",
+    "exception",
+    "threw",
+    "thrown",
+    "crash",
+    "could not",
+    "couldn't",
+    "cannot",
+    "can't",
+    "unable to",
+    "no matches",
+    "no results",
+    "returned nothing",
+    "found nothing",
+    "does not exist",
+    "doesn't exist",
+    "no such",
+    "not found",
+    "missing",
+    "unavailable",
+    "permission denied",
+    "denied",
+    "timed out",
+    "unreadable",
+    "not readable",
+    "did not succeed",
+    "didn't succeed",
+    "did not run",
+    "didn't run",
+    "did not complete",
+    "broken",
+    "refused",
+    "rejected",
+    "not available",
+    "inaccessible",
+    "was not able",
+    "wasn't able",
+    "not able to",
+    "could not be",
+    "no data",
+    "empty result",
+    "came back empty",
+    "does not appear",
+    "no occurrences",
+    "not present",
+    "there is no",
+    "not there",
 )
+# Hedges own a failure only where they speak about the failed call's
+# subject: "I am not sure how pricing works" says nothing about a file that
+# failed to open.
+UNCERTAINTY_PHRASES: tuple[str, ...] = (
+    "unverified",
+    "not certain",
+    "not sure",
+    "unsure",
+    "unknown",
+    "undetermined",
+)
+# A denial of failure is not an acknowledgement of one ("compiles with no
+# errors" contains "error"); these are blanked before any phrase scan.
+DENIAL_PHRASES: tuple[str, ...] = (
+    "no errors",
+    "no error",
+    "without errors",
+    "without error",
+    "without any errors",
+    "zero errors",
+    "0 errors",
+    "no failures",
+    "without failures",
+    "never failed",
+    "nothing failed",
+)
+SUBJECT_NEGATIONS: tuple[str, ...] = (" no ", " not ", " nothing", " without ", "n't ")
+# Clause breaks inside a sentence: an acknowledgement belongs to the clause
+# it is in, not to a file named three clauses later.
+CLAUSE_BREAKS: tuple[str, ...] = (", ", "; ", ": ", " so ", " and ", " but ", " while ", " — ")
 _THROWABLE_SUFFIXES = ("error", "exception", "fault")
 _JSON_CAP = 262_144
 _ACK_CAP = 20_000
@@ -69,12 +155,16 @@ def _string_failure(text: str) -> str | None:
     colon = low.find(":")
     if colon > 0:
         head_tok = low[:colon].strip().rsplit(" ", 1)[-1].rsplit(".", 1)[-1]
-        if head_tok.endswith(_THROWABLE_SUFFIXES) and head_tok not in ("error", "errors") and head_tok.isidentifier():
+        if (
+            head_tok.endswith(_THROWABLE_SUFFIXES)
+            and head_tok not in ("error", "errors")
+            and head_tok.isidentifier()
+        ):
             return f"first line names a throwable ({first[:colon].strip()})"
     for pre in ("exit code ", "exit status "):
         i = low.find(pre)
         if i == 0:
-            num = low[len(pre):].split()[0] if low[len(pre):].split() else ""
+            num = low[len(pre) :].split()[0] if low[len(pre) :].split() else ""
             if num.lstrip("-").isdigit() and int(num) != 0:
                 return f"{pre.strip()} {num}"
     for ph in ERROR_LINE_PHRASES:
@@ -127,12 +217,136 @@ def _recovered(failed: Step, later: tuple[Step, ...]) -> bool:
     return False
 
 
-def acknowledges(output: str) -> bool:
-    low = output[:_ACK_CAP].lower()
+def _blank_denials(low: str) -> str:
+    for d in DENIAL_PHRASES:
+        if d in low:
+            low = low.replace(d, " " * len(d))
+    return low
+
+
+def acknowledges(output: str, hedges: bool = True) -> bool:
+    """Failure phrasing (and, when ``hedges``, uncertainty) not inside a denial."""
+    low = _blank_denials(output[:_ACK_CAP].lower())
     if any(p in low for p in ACKNOWLEDGEMENT_PHRASES):
+        return True
+    if hedges and any(p in low for p in UNCERTAINTY_PHRASES):
         return True
     i = low.find("neither ")
     return i >= 0 and " nor " in low[i : i + 200]
+
+
+def _clauses(sentence: str) -> list[str]:
+    parts = [sentence]
+    for brk in CLAUSE_BREAKS:
+        parts = [piece for p in parts for piece in p.split(brk)]
+    return parts
+
+
+def _subject_terms(step: Step) -> list[str]:
+    """The most specific words naming what the failed call was about."""
+    tgt = None
+    if isinstance(step.input, dict):
+        for k in TARGET_KEYS:
+            if isinstance(step.input.get(k), str):
+                tgt = step.input[k]
+                break
+        if tgt is None and isinstance(step.input.get("argv"), list):
+            tgt = " ".join(str(a) for a in step.input["argv"][1:])
+    elif isinstance(step.input, str):
+        tgt = step.input
+    if not tgt:
+        return []
+    tgt = tgt.split("?", 1)[0].rstrip("/")
+    out = []
+    if " " in tgt.strip():
+        words = tgt.split()[1:]
+    else:
+        last = tgt.replace("\\", "/").rsplit("/", 1)[-1]
+        words = [last.split(".", 1)[0] or last]
+        if "." in last and len(last) >= 3:
+            out.append(last.lower())  # "a.ts": matched as written, see _names
+    for w in words:
+        w = "".join(ch for ch in w.lower() if ch.isalnum())
+        if len(w) >= 4:
+            out.append(w)
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    cur: list[str] = []
+    body = text[:_ACK_CAP]
+    for i, ch in enumerate(body):
+        cur.append(ch)
+        if ch == "\n" or (ch in ".!?" and (i + 1 == len(body) or body[i + 1].isspace())):
+            out.append("".join(cur))
+            cur = []
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _names(clause: str, terms: list[str]) -> bool:
+    """The clause names a subject term: file names as written with word
+    boundaries ("a.ts" is not inside "that symbol"), words squashed."""
+    low = clause.lower()
+    squashed = _squash(clause)
+    for t in terms:
+        if "." in t:
+            i = low.find(t)
+            while i >= 0:
+                before = low[i - 1] if i else " "
+                after = low[i + len(t)] if i + len(t) < len(low) else " "
+                if not before.isalnum() and not after.isalnum():
+                    return True
+                i = low.find(t, i + 1)
+        elif t in squashed:
+            return True
+    return False
+
+
+def owns_failure(step: Step, output: str) -> bool:
+    """Acknowledged in a clause that talks about the failed call's subject;
+    when the output never names the subject, failure phrasing anywhere counts
+    but a hedge about something else does not."""
+    terms = _subject_terms(step)
+    if not terms:
+        return acknowledges(output, hedges=False)
+    named = False
+    for sentence in _sentences(output):
+        about = [c for c in _clauses(sentence) if _names(c, terms)]
+        if not about:
+            continue
+        named = True
+        if any(acknowledges(c) for c in about):
+            return True
+        # "The endpoint timed out, so I have no queue depth": the failure is
+        # owned in one clause and the subject's result is denied in the next.
+        if acknowledges(sentence) and any(
+            n in f" {c.lower()}" for c in about for n in SUBJECT_NEGATIONS
+        ):
+            return True
+    return False if named else acknowledges(output, hedges=False)
+
+
+def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:
+    """The first non-blank line of the output, trimmed and capped: the claim
+    the answer made where the failed result should have been owned."""
+    pos = 0
+    for line in output.split("\n"):
+        body = line.strip()
+        if body:
+            start = pos + line.index(body[0])
+            end = min(start + len(body), start + cap)
+            while end > start and output[end - 1].isspace():
+                end -= 1
+            return start, end
+        pos += len(line) + 1
+    return None
 
 
 def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
@@ -142,15 +356,26 @@ def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
         reason = failure_reason(st)
         if reason and not _recovered(st, steps[i + 1 :]):
             open_failures.append((st, reason))
-    saw = ("output", "tool_calls", "tool_outputs") if ctx.has("tool_outputs") else ("output", "tool_calls")
+    saw = (
+        ("output", "tool_calls", "tool_outputs")
+        if ctx.has("tool_outputs")
+        else ("output", "tool_calls")
+    )
     ev: list[dict[str, Any]] = [count("open_failed_calls", "calls", len(open_failures), 0, "rule")]
     if not open_failures:
         return Outcome(True, 1.0, "No unrecovered failed call.", ev, saw=saw)
-    if acknowledges(ctx.output):
-        return Outcome(True, 1.0, f"{len(open_failures)} failed call(s); the output acknowledges failure.", ev, saw=saw)
+    open_failures = [(s, r) for s, r in open_failures if not owns_failure(s, ctx.output)]
+    if not open_failures:
+        return Outcome(True, 1.0, "Every failed call is acknowledged by the output.", ev, saw=saw)
     ev += [tool_call(s.index, s.name, r) for s, r in open_failures[:10]]
-    claim_end = min(len(ctx.output), max(ctx.output.find("\n"), 0) or len(ctx.output), 200)
-    if claim_end > 0:
-        ev.append(span("output", 0, claim_end, "claim made in place of the failed result"))
+    claim = _claim_span(ctx.output)
+    if claim is not None:
+        ev.append(span("output", *claim, "claim made in place of the failed result"))
     s0, r0 = open_failures[0]
-    return Outcome(False, 0.0, f"Call #{s0.index} {s0.name} failed ({r0}) and the output never says so.", ev, saw=saw)
+    return Outcome(
+        False,
+        0.0,
+        f"Call #{s0.index} {s0.name} failed ({r0}) and the output never says so.",
+        ev,
+        saw=saw,
+    )

@@ -67,8 +67,6 @@ def _fold_char(ch: str) -> str:
     return "".join(out)
 
 
-
-
 def _ascii_fold(chunk: str) -> str:
     """Lower-case printable ASCII and turn its whitespace into spaces (1:1, in C)."""
     return (
@@ -79,6 +77,7 @@ def _ascii_fold(chunk: str) -> str:
         .replace("\x0b", " ")
         .replace("\x0c", " ")
     )
+
 
 # Characters handled one at a time: everything outside printable ASCII + ASCII whitespace.
 _SPECIAL = re.compile(r"[^\x20-\x7e\t\n\r\x0b\x0c]")

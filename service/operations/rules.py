@@ -7,10 +7,10 @@ import os
 import re
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from sqlalchemy import Connection, and_, delete, func, select, update
+from sqlalchemy import Connection, Table, and_, delete, func, select, update
 
 from evaluators.custom.definition import InvalidRuleConfig, revalidate, validate_definition
 from evaluators.request import EvaluationRequest
@@ -97,7 +97,7 @@ def _entry(rule: Any) -> dict[str, Any]:
 
 def _audit(conn: Connection, state: ServiceState, action: str, rule: Any, **extra: Any) -> None:
     conn.execute(
-        AuditEntry.__table__.insert().values(
+        cast(Table, AuditEntry.__table__).insert().values(
             tenant_id=state.tenant,
             ts=codec.utcnow(),
             action=action,
@@ -240,7 +240,7 @@ async def deploy_rule(
                 )
             rule_id = "rule-" + os.urandom(4).hex()
             conn.execute(
-                CustomRule.__table__.insert().values(
+                cast(Table, CustomRule.__table__).insert().values(
                     id=rule_id,
                     tenant_id=state.tenant,
                     name=body.name,
@@ -286,14 +286,11 @@ async def delete_rule(
 
     def run() -> dict[str, Any]:
         with state.engine.begin() as conn:
-            rule = (
-                conn.execute(
-                    select(CustomRule.__table__).where(
-                        and_(CustomRule.tenant_id == state.tenant, CustomRule.id == rule_id)
-                    )
+            rule = conn.execute(
+                select(CustomRule.__table__).where(
+                    and_(CustomRule.tenant_id == state.tenant, CustomRule.id == rule_id)
                 )
-                .first()
-            )
+            ).first()
             if enabled is None:
                 if rule is None:
                     return {"deleted": False, "rule_id": rule_id}
@@ -403,7 +400,7 @@ async def preview_rule(state: ServiceState, payload: Any) -> dict[str, Any]:
     ]
     results = await state.engine_pool.evaluate_many(requests, [])
     passed = failed = skipped = 0
-    examples = []
+    examples: list[dict[str, Any]] = []
     for row, result in zip(rows, results, strict=True):
         outcome = _rule_outcome(result, name)
         verdict = outcome.get("verdict")

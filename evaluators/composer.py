@@ -1,0 +1,343 @@
+"""The verdict composer of SPEC §10: layers, roles, categories, coverage.
+
+``passed`` is decided by layers that read each rule by the kind of claim it
+makes; the score gradient is never consulted. The primary layer is the first
+that fails (else the first that could not check, else clean) and every other
+deciding layer is listed in ``also`` so fixing one basis never hides another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluators.config import NEEDS, EngineConfig
+from evaluators.judged import Judged
+from evaluators.risk import Detector, Risk, estimate
+from evaluators.rules.registry import QUESTIONS
+
+RISK_KINDS = ("detection", "inference")
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    basis: str
+    state: str  # pass | fail | unknown
+    by: tuple[str, ...]
+    rules: tuple[str, ...] = ()  # rules implicated (for categories)
+
+
+@dataclass(slots=True)
+class Composition:
+    state: str
+    basis: str
+    by: list[str]
+    also: list[Layer]
+    risk: Risk | None
+    confidence: str | None
+    confidence_note: str | None
+    critical_failures: list[str]
+    critical_skipped: list[str]
+    layers: list[Layer] = field(default_factory=list)
+
+
+def decides(j: Judged, cfg: EngineConfig) -> bool:
+    """A failing policy decides (SPEC A-21): critical ∨ defaultsGate ∨ (built-in ∧ no default threshold)."""
+    if j.kind == "judgment":
+        return True
+    if j.kind != "policy":
+        return False
+    if j.origin == "inline":
+        return False
+    return j.critical or cfg.defaults_gate or (not j.is_custom and not j.uses_default_threshold)
+
+
+def assign_roles(results: list[Judged], cfg: EngineConfig) -> None:
+    for j in results:
+        if j.kind in ("policy", "judgment"):
+            j.role = "gate" if decides(j, cfg) or j.critical else "advisory"
+        elif j.critical:
+            j.role = "veto"
+        elif j.kind in RISK_KINDS and j.origin == "builtin":
+            j.role = "risk"
+        else:
+            j.role = "advisory"
+
+
+def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) -> Composition:
+    assign_roles(results, cfg)
+    evaluated = [j for j in results if not j.skipped]
+    crit_failures = [
+        j.name
+        for j in evaluated
+        if j.fired and j.critical and (j.kind != "policy" or decides(j, cfg))
+    ]
+    crit_skipped = [
+        j.name
+        for j in results
+        if j.skipped and j.critical and (j.outcome.skip_class != "not_applicable" or j.asked)
+    ]
+    layers: list[Layer] = []
+
+    if not evaluated:
+        layer = Layer("no_rules", "unknown", ())
+        return Composition(
+            "unknown", "no_rules", [], [], None, None, None, crit_failures, crit_skipped, [layer]
+        )
+
+    gate = [j for j in evaluated if j.fired and decides(j, cfg)]
+    if gate:
+        layers.append(
+            Layer("policy_gate", "fail", tuple(j.name for j in gate), tuple(j.name for j in gate))
+        )
+    veto = [j for j in evaluated if j.fired and j.critical and j.kind not in ("policy", "judgment")]
+    if veto:
+        layers.append(
+            Layer("detector_veto", "fail", tuple(j.name for j in veto), tuple(j.name for j in veto))
+        )
+    unk = [
+        j
+        for j in results
+        if j.skipped and j.critical and j.outcome.skip_class in ("defeated", "config_invalid")
+    ]
+    if unk and cfg.on_critical_skipped != "pass":
+        state = "fail" if cfg.on_critical_skipped == "fail" else "unknown"
+        layers.append(
+            Layer("critical_unknown", state, tuple(j.name for j in unk), tuple(j.name for j in unk))
+        )
+    missing: list[str] = []
+    implicated: list[str] = []
+    seen: set[str] = set()
+    for j in evaluated:
+        seen.update(j.outcome.saw)
+    for need in cfg.required_evidence:
+        if need not in seen and need not in missing:
+            missing.append(need)
+    for j in results:
+        if j.skipped and j.outcome.skip_class == "not_applicable" and j.asked:
+            if j.critical and cfg.on_critical_skipped == "pass":
+                continue
+            lacked = j.outcome.lacked or tuple(n for n in j.needs if not present.get(n, False))
+            for need in lacked:
+                if need not in missing:
+                    missing.append(need)
+            implicated.append(j.name)
+    if missing:
+        layers.append(
+            Layer("required_evidence_missing", "unknown", tuple(missing), tuple(implicated))
+        )
+
+    dets = tuple(
+        sorted(
+            (
+                Detector(j.name, cls, j.fired)
+                for j in evaluated
+                if j.kind in RISK_KINDS and j.origin == "builtin" and not j.critical
+                for cls in j.classes[:1]
+            ),
+            key=lambda d: (d.cls, d.name),
+        )
+    )
+    risk = estimate(dets, cfg.prior, cfg.prior_mode) if dets else None
+    if risk is not None and risk.p_bad > cfg.tau:
+        risk_by = tuple(c for c, q in risk.by_class if q > 0.5) or (
+            max(risk.by_class, key=lambda kv: kv[1])[0],
+        )
+        fired_rules = tuple(d.name for d in dets if d.fired) or tuple(d.name for d in dets)
+        layers.append(Layer("risk_over_loss", "fail", risk_by, fired_rules))
+
+    failing = [layer for layer in layers if layer.state == "fail"]
+    unknown = [layer for layer in layers if layer.state == "unknown"]
+    primary = failing[0] if failing else (unknown[0] if unknown else None)
+    if primary is None:
+        state, basis, by = "pass", "clean", []
+    else:
+        state, basis, by = primary.state, primary.basis, list(primary.by)
+    also = [layer for layer in layers if layer is not primary]
+
+    confidence = note = None
+    if risk is not None and basis in ("risk_over_loss", "clean"):
+        tau = cfg.tau
+        reasons = []
+        if risk.lo <= tau <= risk.hi:
+            reasons.append(
+                f"the risk interval [{risk.lo:.3f}, {risk.hi:.3f}] straddles τ = {tau:.3f}"
+            )
+        if cfg.prior != 0.5 or cfg.prior_mode != "per-output":
+            reasons.append(f"computed at a non-shipped prior ({cfg.prior}, {cfg.prior_mode})")
+        confidence = "marginal" if reasons else "decisive"
+        note = "; ".join(reasons) or None
+    return Composition(
+        state, basis, by, also, risk, confidence, note, crit_failures, crit_skipped, layers
+    )
+
+
+_STATE_RANK = {"pass": 0, "unknown": 1, "fail": 2}
+
+
+def categories(
+    results: list[Judged], comp: Composition, bundles: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Bundle rows derived from the single verdict (SPEC §10.6); never re-composed."""
+    rows: dict[str, dict[str, Any]] = {}
+    by_rule = {j.name: j for j in results}
+    for b in bundles:
+        mine = [j for j in results if j.bundle == b]
+        ev = [j for j in mine if not j.skipped]
+        wsum = sum(j.weight for j in ev)
+        score = round(sum(j.outcome.score * j.weight for j in ev) / wsum, 4) if wsum else None
+        row: dict[str, Any] = {
+            "score": score,
+            "passed": None,
+            "rules_evaluated": len(ev),
+            "rules_skipped": len(mine) - len(ev),
+            "insufficient_data": not ev,
+        }
+        cf = [n for n in comp.critical_failures if by_rule.get(n) and by_rule[n].bundle == b]
+        cs = [n for n in comp.critical_skipped if by_rule.get(n) and by_rule[n].bundle == b]
+        if cf:
+            row["critical_failures"] = cf
+        if cs:
+            row["critical_skipped"] = cs
+        if ev:
+            state = "pass"
+            if comp.state != "pass":
+                for layer in comp.layers:
+                    if layer.state == "pass":
+                        continue
+                    if layer.basis == "required_evidence_missing" and not layer.rules:
+                        hit = True
+                    else:
+                        hit = any(
+                            by_rule.get(n) is not None and by_rule[n].bundle == b
+                            for n in layer.rules
+                        )
+                    if hit and _STATE_RANK[layer.state] > _STATE_RANK[state]:
+                        state = layer.state
+            row["passed"] = {"pass": True, "fail": False, "unknown": None}[state]
+        rows[b] = row
+    return rows
+
+
+def coverage(
+    results: list[Judged], present: dict[str, bool], dormant: list[dict[str, Any]]
+) -> dict[str, Any]:
+    questions = []
+    for q in QUESTIONS:
+        mine = [j for j in results if j.question == q]
+        if not mine:
+            questions.append({"id": q, "status": "not_applicable"})
+            continue
+        if any(not j.skipped for j in mine):
+            questions.append({"id": q, "status": "judged"})
+            continue
+        lacked = sorted(
+            {n for j in mine for n in (j.outcome.lacked or ()) if not present.get(n, False)}
+        )
+        why = (
+            f"not supplied: {', '.join(lacked)}"
+            if lacked
+            else "; ".join(sorted({j.outcome.skip_reason or "skipped" for j in mine}))[:200]
+        )
+        questions.append({"id": q, "status": "unjudged", "why": why})
+    cov: dict[str, Any] = {
+        "inputs": {n: bool(present.get(n, False)) for n in NEEDS},
+        "questions": questions,
+    }
+    if dormant:
+        cov["dormant"] = dormant
+    return cov
+
+
+_SETTING_FOR: dict[str, str] = {
+    "min_output_length": "eval.ruleThresholds.min_output_length",
+    "sentence_count": "eval.ruleThresholds.min_sentences",
+    "keyword_overlap": "eval.ruleThresholds.keyword_overlap",
+    "topic_consistency": "eval.ruleThresholds.topic_consistency",
+    "answers_the_ask": "eval.ruleThresholds.keyword_overlap",
+    "cost_under_threshold": "eval.ruleThresholds.cost_threshold",
+    "verbosity_ratio": "eval.ruleThresholds.max_token_ratio",
+    "max_steps": "eval.ruleThresholds.max_steps",
+}
+
+
+def interpretations(
+    results: list[Judged], comp: Composition, cov: dict[str, Any], cfg: EngineConfig
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for q in cov["questions"]:
+        if q["status"] == "unjudged" and str(q.get("why", "")).startswith("not supplied"):
+            out.append(
+                {
+                    "severity": "note",
+                    "addressee": "operator",
+                    "text": f"Question {q['id']} was not judged ({q['why']}); supply that input to judge it.",
+                }
+            )
+    if comp.basis == "no_rules":
+        reasons = "; ".join(f"{j.name}: {j.outcome.skip_reason}" for j in results if j.skipped)[
+            :600
+        ]
+        out.append(
+            {
+                "severity": "block",
+                "addressee": "operator",
+                "text": "Nothing was judged"
+                + (
+                    f" — every rule skipped ({reasons})."
+                    if reasons
+                    else ": no rule is configured for this eval type."
+                ),
+            }
+        )
+    later = [a for a in comp.also if a.state != "pass"]
+    if later and comp.state != "pass":
+        names = ", ".join(a.basis for a in later)
+        out.append(
+            {
+                "severity": "block",
+                "addressee": "agent",
+                "text": f"Later layers also decided ({names}); clearing {comp.basis} alone does not clear the verdict.",
+            }
+        )
+    deciding: set[str] = set()
+    for layer in comp.layers:
+        if layer.basis != "risk_over_loss":
+            deciding.update(layer.rules)
+    risk_failed = comp.basis == "risk_over_loss" or any(
+        a.basis == "risk_over_loss" for a in comp.also
+    )
+    for j in results:
+        if not j.fired or j.name in deciding:
+            continue
+        if j.role == "risk":
+            if risk_failed:
+                continue
+            text = f"{j.name} fired but the combined risk stayed below τ = {cfg.tau:.2f}."
+            key = "eval.falsePassCost"
+            text += " Raise eval.falsePassCost (or add it to eval.criticalRules) to block on it."
+        elif j.kind == "measurement":
+            text = f"{j.name} fired; measurements inform the score and never decide."
+            key = "eval.criticalRules"
+            text += " Deploy a policy rule if this line must gate."
+        elif j.origin == "inline":
+            text = f"Inline rule {j.name} failed; inline rules advise only."
+            key = "deploy_rule.severity"
+            text += " Deploy it with severity high to gate."
+        elif j.origin == "custom":
+            text = f"Custom rule {j.name} failed at severity {j.severity}, which advises."
+            key = "deploy_rule.severity"
+            text += " Redeploy at severity high or critical to gate."
+        else:
+            key = _SETTING_FOR.get(j.name, "eval.defaultsGate")
+            text = f"{j.name} fired at its shipped default threshold, which advises. Set {key} (or eval.defaultsGate: true) to make it gate."
+        out.append(
+            {
+                "severity": "warn",
+                "addressee": "operator",
+                "rule": j.name,
+                "text": text,
+                "configKey": key,
+            }
+        )
+    return out

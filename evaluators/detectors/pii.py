@@ -1,0 +1,56 @@
+"""``no_pii`` detector: personal data and credentials in the raw output.
+
+Runs every personal-data and secret scanner over the normalised view, keeps a
+non-overlapping set (specific detectors outrank generic ones), and maps spans
+back to the raw text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from evaluators.detectors.findings import Finding, finalize, normalized
+from evaluators.detectors.personal import find_personal_candidates
+from evaluators.detectors.secrets import find_secret_candidates
+from evaluators.text.normalize import NormalizedText
+
+#: Coarse entity family for each finding kind (what a reader would call it).
+ENTITY_OF_KIND: dict[str, str] = {
+    "email": "email",
+    "phone": "phone",
+    "ssn": "ssn",
+    "credit_card": "credit_card",
+    "iban": "iban",
+    "ip_address": "ip_address",
+    "dob": "dob",
+    "mrn": "mrn",
+    "passport": "passport",
+    "address": "address",
+    "private_key": "private_key",
+    "seed_phrase": "seed_phrase",
+    "password": "password",
+    "url_token": "url_token",
+}
+
+
+def entity_of(kind: str) -> str:
+    """Entity family of a finding kind; vendor tokens and generic secrets are ``api_key``."""
+    return ENTITY_OF_KIND.get(kind, "api_key")
+
+
+def _raw_break_checker(norm: NormalizedText) -> Callable[[int, int], bool]:
+    """Whether the raw text between two normalised offsets contains a line break."""
+
+    def has_break(start: int, end: int) -> bool:
+        s, e = norm.raw_span(start, end)
+        return "\n" in norm.raw[s:e]
+
+    return has_break
+
+
+def find_pii(raw: str) -> list[Finding]:
+    """Personal data and secrets in ``raw``: sorted by start, non-overlapping."""
+    norm = normalized(raw)
+    t = norm.text
+    cands = find_personal_candidates(t) + find_secret_candidates(t, _raw_break_checker(norm))
+    return finalize(norm, cands)

@@ -1,0 +1,425 @@
+"""Credential detectors: vendor-shaped tokens, JWTs, PEM keys, assignments, seed phrases.
+
+All matching runs on the normalised (lower-cased) view, so prefixes are
+written in lower case. Regexes here only locate short fixed prefixes or use
+bounded, non-nested quantifiers; token bodies are extended by the bounded
+scanner in :mod:`evaluators.detectors.scan`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evaluators.detectors.checks import char_classes, is_placeholder, looks_random
+from evaluators.detectors.findings import Candidate, mask
+from evaluators.detectors.scan import ALNUM, B64URL, TOKEN, Reach, boundary_after, scan_token
+
+CREDENTIAL = "credential"
+
+
+@dataclass(frozen=True, slots=True)
+class _TokenSpec:
+    kind: str
+    label: str
+    charset: frozenset[str]
+    min_len: int
+    max_len: int
+    extra: Callable[[str], bool] | None = None
+
+
+def _sendgrid_ok(body: str) -> bool:
+    parts = body.split(".")
+    return len(parts) == 2 and 16 <= len(parts[0]) <= 40 and 16 <= len(parts[1]) <= 80
+
+
+def _jwt_ok(body: str) -> bool:
+    parts = body.split(".")
+    return len(parts) == 3 and all(len(p) >= 8 for p in parts)
+
+
+_SPECS: dict[str, tuple[str, _TokenSpec]] = {
+    # group name -> (prefix regex, spec)
+    "aws": (
+        r"a(?:kia|sia|bia|cca|gpa|ida|ipa|npa|nva|roa|pka|sca)",
+        _TokenSpec("aws_access_key", "AWS access key id", ALNUM, 16, 16),
+    ),
+    "ghpat": (r"github_pat_", _TokenSpec("github_token", "GitHub token", ALNUM | {"_"}, 40, 255)),
+    "gh": (r"gh[pousr]_", _TokenSpec("github_token", "GitHub token", ALNUM, 30, 255)),
+    "gitlab": (r"glpat-", _TokenSpec("gitlab_token", "GitLab token", B64URL, 20, 64)),
+    "slack": (r"xox[abprse]-", _TokenSpec("slack_token", "Slack token", ALNUM | {"-"}, 20, 255)),
+    "slackhook": (
+        r"hooks\.slack\.com/services/",
+        _TokenSpec("slack_webhook", "Slack webhook", ALNUM | {"/"}, 20, 120),
+    ),
+    "stripe": (r"(?:sk|rk)_live_", _TokenSpec("stripe_key", "Stripe live key", ALNUM, 16, 255)),
+    "anthropic": (r"sk-ant-", _TokenSpec("anthropic_key", "Anthropic API key", B64URL, 32, 255)),
+    "openai": (r"sk-", _TokenSpec("openai_key", "OpenAI-style sk- key", B64URL, 20, 255)),
+    "google": (r"aiza", _TokenSpec("google_api_key", "Google API key", B64URL, 30, 40)),
+    "sendgrid": (
+        r"sg\.",
+        _TokenSpec("sendgrid_key", "SendGrid key", B64URL | {"."}, 33, 121, _sendgrid_ok),
+    ),
+    "npm": (r"npm_", _TokenSpec("npm_token", "npm token", ALNUM, 30, 64)),
+    "digitalocean": (
+        r"do[pro]_v1_",
+        _TokenSpec("digitalocean_token", "DigitalOcean token", ALNUM, 50, 70),
+    ),
+    "mailgun": (r"key-", _TokenSpec("mailgun_key", "Mailgun key", ALNUM, 32, 32)),
+    "huggingface": (r"hf_", _TokenSpec("huggingface_token", "Hugging Face token", ALNUM, 30, 40)),
+    "pypi": (r"pypi-", _TokenSpec("pypi_token", "PyPI token", B64URL, 50, 255)),
+    "facebook": (r"eaa", _TokenSpec("facebook_token", "Meta access token", ALNUM, 60, 400)),
+    "jwt": (r"eyj", _TokenSpec("jwt", "JSON Web Token", B64URL | {"."}, 40, 4000, _jwt_ok)),
+}
+
+_PREFIX_RE = re.compile(
+    r"(?<![a-z0-9_\-])(?:" + "|".join(f"(?P<{g}>{p})" for g, (p, _) in _SPECS.items()) + ")"
+)
+
+# The jwt.io homepage token is published documentation, not a credential.
+_PUBLIC_JWT_SIGNATURES = ("sflkxwrjsmekkf2qt4fwpmejf36pok6yjv_adqssw5c",)
+_DOC_CONTEXT = ("jwt.io", "your-256-bit-secret", "example token", "sample token")
+
+
+def _vendor_tokens(t: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    reaches: dict[str, Reach] = {}
+    for m in _PREFIX_RE.finditer(t):
+        group = m.lastgroup
+        if group is None:
+            continue
+        reach = reaches.setdefault(group, Reach())
+        if reach.seen(m.start()):
+            continue
+        spec = _SPECS[group][1]
+        extra = spec.extra
+
+        def valid(
+            body: str, spec: _TokenSpec = spec, extra: Callable[[str], bool] | None = extra
+        ) -> bool:
+            if not spec.min_len <= len(body) <= spec.max_len:
+                return False
+            if extra is not None and not extra(body):
+                return False
+            return looks_random(
+                body.replace(".", ""), min_len=min(spec.min_len, 16), min_entropy=2.5
+            )
+
+        got = scan_token(t, m.end(), spec.charset, spec.max_len, valid, reach)
+        if got is None:
+            continue
+        end, body = got
+        if not boundary_after(t, end, spec.charset | ALNUM):
+            continue
+        if spec.kind == "jwt":
+            window = t[max(0, m.start() - 300) : m.start()]
+            if body.endswith(_PUBLIC_JWT_SIGNATURES) or any(c in window for c in _DOC_CONTEXT):
+                continue
+        prefix = t[m.start() : m.end()]
+        out.append(
+            Candidate(
+                spec.kind,
+                CREDENTIAL,
+                m.start(),
+                end,
+                f"{spec.label} ({mask(prefix + body, len(prefix) + 3)})",
+                30,
+            )
+        )
+    return out
+
+
+# key = value assignments whose key names a secret ---------------------------------
+_ASSIGN_RE = re.compile(
+    r"(?<![a-z0-9])(?P<key>[a-z0-9_.\-]{0,30}?"
+    r"(?P<word>password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+    r"|auth[_\-]?key|private[_\-]?key|accountkey|sharedaccesskey|credentials?)"
+    r"[a-z0-9_\-]{0,20})[\"'`]? ?(?:=>|:=|=|:) ?[\"'`]?"
+)
+_VALUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.~+/=!@#$%^&*?")
+_PASSWORD_WORDS = ("password", "passwd", "passphrase", "pwd")
+_HASH_PREFIXES = ("$2a$", "$2b$", "$2y$", "$argon2", "$pbkdf2", "$6$", "$5$", "sha256:")
+
+
+def _value_ok(word: str, key: str, value: str) -> bool:
+    if is_placeholder(value) or value.startswith(_HASH_PREFIXES) or "hash" in key:
+        return False
+    if word in _PASSWORD_WORDS:
+        return len(value) >= 8 and char_classes(value) >= 2 and "(" not in value
+    return looks_random(value.rstrip("="), min_len=16, min_entropy=3.0)
+
+
+def _assignments(t: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    reach = Reach()
+    for m in _ASSIGN_RE.finditer(t):
+        if reach.seen(m.start()):
+            continue
+        word = m.group("word").replace("-", "_")
+        key = m.group("key")
+
+        def valid(v: str, word: str = word, key: str = key) -> bool:
+            return _value_ok(word, key, v)
+
+        got = scan_token(t, m.end(), _VALUE_CHARS, 256, valid, reach)
+        if got is None:
+            continue
+        end, body = got
+        kind = "password" if word in _PASSWORD_WORDS else "api_key"
+        out.append(
+            Candidate(
+                kind, CREDENTIAL, m.end(), end, f"secret assigned to '{key}' ({mask(body)})", 10
+            )
+        )
+    return out
+
+
+_URL_PARAM_RE = re.compile(
+    r"[?&;](?P<key>access_token|auth_token|id_token|refresh_token|token|api_key|apikey|key"
+    r"|sig|signature|x-amz-signature|x-amz-security-token|secret|client_secret|password"
+    r"|session|sessionid|auth)="
+)
+
+
+def _url_tokens(t: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    reach = Reach()
+    for m in _URL_PARAM_RE.finditer(t):
+        if reach.seen(m.start()):
+            continue
+        got = scan_token(
+            t,
+            m.end(),
+            TOKEN - {"&", ";"},
+            512,
+            lambda v: looks_random(v, min_len=20, min_entropy=3.0),
+            reach,
+        )
+        if got is None:
+            continue
+        end, body = got
+        out.append(
+            Candidate(
+                "url_token",
+                CREDENTIAL,
+                m.end(),
+                end,
+                f"access token in URL parameter '{m.group('key')}' ({mask(body)})",
+                12,
+            )
+        )
+    return out
+
+
+_BEARER_RE = re.compile(r"(?<![a-z0-9])bearer ")
+
+
+def _bearer(t: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    reach = Reach()
+    for m in _BEARER_RE.finditer(t):
+        if reach.seen(m.start()):
+            continue
+        got = scan_token(
+            t, m.end(), TOKEN, 1024, lambda v: looks_random(v, min_len=20, min_entropy=3.0), reach
+        )
+        if got is None:
+            continue
+        end, body = got
+        out.append(
+            Candidate("bearer_token", CREDENTIAL, m.end(), end, f"bearer token ({mask(body)})", 8)
+        )
+    return out
+
+
+_URL_CRED_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,15}://[a-z0-9._~%\-]{1,64}:")
+
+
+def _url_credentials(t: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    for m in _URL_CRED_RE.finditer(t):
+        j = m.end()
+        k = j
+        limit = min(len(t), j + 128)
+        while k < limit and t[k] not in "@/ \"'`":
+            k += 1
+        if k >= len(t) or t[k] != "@":
+            continue
+        pw = t[j:k]
+        if len(pw) >= 8 and char_classes(pw) >= 2 and not is_placeholder(pw):
+            out.append(
+                Candidate(
+                    "password", CREDENTIAL, j, k, f"password embedded in a URL ({mask(pw, 2)})", 9
+                )
+            )
+    return out
+
+
+_PEM_BEGIN_RE = re.compile(r"-----begin (?P<label>[a-z0-9 ]{0,30})private key(?: block)?-----")
+_PEM_END = "-----end "
+
+
+def _pem_blocks(t: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    for m in _PEM_BEGIN_RE.finditer(t):
+        end_at = t.find(_PEM_END, m.end(), m.end() + 20000)
+        if end_at < 0:
+            body_end = m.end()
+            limit = min(len(t), m.end() + 20000)
+            while body_end < limit and (t[body_end] in ALNUM or t[body_end] in "+/= "):
+                body_end += 1
+            stop = body_end
+        else:
+            close = t.find("-----", end_at + len(_PEM_END), end_at + 80)
+            stop = close + 5 if close >= 0 else end_at + len(_PEM_END)
+            body_end = end_at
+        body = t[m.end() : body_end].replace(" ", "")
+        if len(body) < 40 or is_placeholder(body):
+            continue
+        out.append(
+            Candidate("private_key", CREDENTIAL, m.start(), stop, "PEM private-key block", 40)
+        )
+    return out
+
+
+# Seed phrases ---------------------------------------------------------------------
+_SEED_CUE_RE = re.compile(
+    r"(?<![a-z])(?:(?:seed|recovery|mnemonic|backup|secret|wallet) (?:phrase|words|sentence)"
+    r"|mnemonic|seed)(?![a-z])"
+)
+_SEED_WORD_RE = re.compile(r"[a-z0-9]{1,8}")
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "your",
+        "you",
+        "with",
+        "this",
+        "these",
+        "that",
+        "them",
+        "they",
+        "their",
+        "there",
+        "then",
+        "than",
+        "are",
+        "was",
+        "were",
+        "from",
+        "into",
+        "have",
+        "has",
+        "had",
+        "will",
+        "would",
+        "should",
+        "could",
+        "what",
+        "which",
+        "who",
+        "whose",
+        "its",
+        "our",
+        "for",
+        "not",
+        "but",
+        "been",
+        "being",
+        "does",
+        "did",
+        "here",
+        "her",
+        "his",
+        "she",
+        "him",
+        "we",
+        "us",
+        "is",
+        "it",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "or",
+        "as",
+        "be",
+        "an",
+        "if",
+        "so",
+        "do",
+        "my",
+        "me",
+        "no",
+    ]
+)
+
+
+def _seed_phrases(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candidate]:
+    out: list[Candidate] = []
+    last_end = -1
+    for m in _SEED_CUE_RE.finditer(t):
+        if m.start() < last_end:
+            continue  # already inside a window scanned from an earlier cue
+        last_end = min(len(t), m.end() + 600)
+        window_end = min(len(t), m.end() + 600)
+        pos = m.end()
+        run: list[tuple[int, int]] = []
+        best: list[tuple[int, int]] = []
+        while pos < window_end:
+            while pos < window_end and not ("a" <= t[pos] <= "z" or "0" <= t[pos] <= "9"):
+                pos += 1
+            wm = _SEED_WORD_RE.match(t, pos)
+            k = pos
+            while k < window_end and ("a" <= t[k] <= "z" or "0" <= t[k] <= "9"):
+                k += 1
+            ok_word = wm is not None and wm.end() == k and t[pos:k] not in _STOPWORDS
+            sep_ok = run and t[run[-1][1] : pos] == " "
+            if (
+                ok_word
+                and (not run or sep_ok)
+                and not (run and len(run) >= 12 and raw_breaks(run[-1][1], pos))
+            ):
+                run.append((pos, k))
+            else:
+                if len(run) > len(best):
+                    best = run
+                run = [(pos, k)] if ok_word else []
+                if best and len(best) >= 12:
+                    break
+            if not run and not best and pos - m.end() > 160:
+                break
+            pos = max(k, pos + 1)
+        if len(run) > len(best):
+            best = run
+        if len(best) < 12:
+            continue
+        best = best[:26]
+        short = sum(1 for s, e in best if e - s < 3)
+        if short > 2:
+            continue
+        s, e = best[0][0], best[-1][1]
+        out.append(
+            Candidate(
+                "seed_phrase", CREDENTIAL, s, e, f"wallet seed phrase ({len(best)} words)", 35
+            )
+        )
+        last_end = e
+    return out
+
+
+def find_secret_candidates(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candidate]:
+    """All credential candidates in normalised text ``t`` (overlaps resolved later)."""
+    return (
+        _vendor_tokens(t)
+        + _assignments(t)
+        + _url_tokens(t)
+        + _bearer(t)
+        + _url_credentials(t)
+        + _pem_blocks(t)
+        + _seed_phrases(t, raw_breaks)
+    )

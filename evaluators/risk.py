@@ -1,0 +1,113 @@
+"""The risk estimate of SPEC §10.3: per-class PPV / residual miss, noisy-OR.
+
+Detector accuracy comes from the published proof figures with Jeffreys
+half-counts. The credible interval uses seeded Beta draws; draws are cached
+per detector and results per (detectors, fired marks, prior), so the cost is
+paid once per combination rather than on every evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from evaluators.proof import figures
+from evaluators.stats import miss_rate, ppv, seeded_rng
+
+DRAWS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    name: str
+    cls: str
+    fired: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Risk:
+    p_bad: float
+    lo: float
+    hi: float
+    by_class: tuple[tuple[str, float], ...]
+    pi_class: float
+
+
+def class_prior(prior: float, mode: str, k: int) -> float:
+    if mode == "per-class" or k <= 1:
+        return prior
+    return 1 - (1 - prior) ** (1 / k)
+
+
+@lru_cache(maxsize=64)
+def _draws(rule: str, version: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    c = figures.counts(rule)
+    assert c is not None
+    rng = seeded_rng(f"{version}|{rule}")
+    s = tuple(rng.betavariate(c.tp + 0.5, c.fn + 0.5) for _ in range(DRAWS))
+    sp = tuple(rng.betavariate(c.tn + 0.5, c.fp + 0.5) for _ in range(DRAWS))
+    return s, sp
+
+
+def _point(
+    dets: tuple[Detector, ...], rates: dict[str, tuple[float, float]], pi: float
+) -> tuple[float, dict[str, float]]:
+    by: dict[str, list[Detector]] = {}
+    for d in dets:
+        by.setdefault(d.cls, []).append(d)
+    q: dict[str, float] = {}
+    for cls, ds in by.items():
+        fired = [d for d in ds if d.fired]
+        if fired:
+            q[cls] = max(ppv(*rates[d.name], pi) for d in fired)
+        else:
+            miss = pi
+            clean = 1 - pi
+            for d in ds:
+                s, sp = rates[d.name]
+                miss *= 1 - s
+                clean *= sp
+            q[cls] = miss / (miss + clean) if miss + clean > 0 else 0.0
+    keep = 1.0
+    for v in q.values():
+        keep *= 1 - v
+    return 1 - keep, q
+
+
+@lru_cache(maxsize=4096)
+def estimate(dets: tuple[Detector, ...], prior: float, mode: str) -> Risk | None:
+    dets = tuple(d for d in dets if figures.counts(d.name) is not None)
+    if not dets:
+        return None
+    k = len({d.cls for d in dets})
+    pi = class_prior(prior, mode, k)
+    rates = {d.name: figures.counts(d.name).rates for d in dets}  # type: ignore[union-attr]
+    p, q = _point(dets, rates, pi)
+    version = figures.corpus_version()
+    names = sorted({d.name for d in dets})
+    draws = {n: _draws(n, version) for n in names}
+    samples: list[float] = []
+    for i in range(DRAWS):
+        r = {n: (draws[n][0][i], draws[n][1][i]) for n in names}
+        samples.append(_point(dets, r, pi)[0])
+    samples.sort()
+    lo = min(samples[int(0.025 * DRAWS)], p)
+    hi = max(samples[int(0.975 * DRAWS) - 1], p)
+    return Risk(p, lo, hi, tuple(sorted(q.items())), pi)
+
+
+@lru_cache(maxsize=1024)
+def rule_ppv_interval(
+    rule: str, pi: float
+) -> tuple[float, float, float, float, float, float] | None:
+    """(ppv, lo, hi, missRate, lo, hi) for one detector at prior ``pi``."""
+    c = figures.counts(rule)
+    if c is None:
+        return None
+    s, sp = c.rates
+    sd, spd = _draws(rule, figures.corpus_version())
+    pv = sorted(ppv(a, b, pi) for a, b in zip(sd, spd, strict=True))
+    mr = sorted(miss_rate(a, b, pi) for a, b in zip(sd, spd, strict=True))
+    lo_i, hi_i = int(0.025 * DRAWS), int(0.975 * DRAWS) - 1
+    p0, m0 = ppv(s, sp, pi), miss_rate(s, sp, pi)
+    return (p0, min(pv[lo_i], p0), max(pv[hi_i], p0), m0, min(mr[lo_i], m0), max(mr[hi_i], m0))

@@ -29,26 +29,16 @@ def wants_evaluation(settings: Settings, evaluate: bool | None) -> bool:
 
 def sweep_once(engine: Engine, settings: Settings, *, limit: int = SWEEP_LIMIT) -> int:
     """One pass; returns how many traces became ready."""
-    now = codec.utcnow()
-    ready = 0
     with engine.begin() as conn:
-        due = assembly.due_traces(
+        return assembly.ready_due(
             conn,
-            now=now,
+            now=codec.utcnow(),
             grace=timedelta(milliseconds=settings.assembly_grace_ms),
             idle=timedelta(milliseconds=settings.assembly_idle_ms),
+            default_evaluate=settings.evaluate_on_ingest,
+            max_revision=1 + settings.max_reevaluations,
             limit=limit,
         )
-        for item in due:
-            if assembly.mark_ready(
-                conn,
-                item,
-                now=now,
-                evaluate=wants_evaluation(settings, item.evaluate),
-                max_revision=1 + settings.max_reevaluations,
-            ):
-                ready += 1
-    return ready
 
 
 class Assembler:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, or_, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, or_, select, text, update
 
 from storage import search
 from storage.models import EvaluationJob, LogEventRow, SpanRow, Trace
@@ -62,6 +62,73 @@ def due_traces(
     if conn.dialect.name == "postgresql":
         stmt = stmt.with_for_update(skip_locked=True, of=traces)
     return [DueTrace(*row) for row in conn.execute(stmt)]
+
+
+_ENQUEUE_READIED = text(
+    "INSERT INTO evaluation_jobs (tenant_id, trace_id, revision, eval_type, evaluate, state, "
+    "attempts, created_at, updated_at) "
+    "SELECT tenant_id, trace_id, revision, eval_type, "
+    "(COALESCE(evaluate, :default_evaluate) AND revision <= :max_revision), "
+    "'pending', 0, :now, :now FROM traces "
+    "WHERE status = 'ready' AND ready_at = :marker "
+    "AND ((COALESCE(evaluate, :default_evaluate) AND revision <= :max_revision) OR NOT derived) "
+    "ON CONFLICT DO NOTHING"
+)
+
+
+def ready_due(
+    conn: Connection,
+    *,
+    now: datetime,
+    grace: timedelta,
+    idle: timedelta,
+    default_evaluate: bool,
+    max_revision: int,
+    limit: int = 500,
+) -> int:
+    """Mark due traces ready and queue their jobs, in bulk, in the caller's
+    transaction; returns how many became ready.
+
+    A trace that received a span after it was selected keeps ``open`` (its
+    ``last_span_at`` moved). The job is queued when the trace is to be judged
+    (its own ``iris.evaluate`` or the service default, within the re-evaluation
+    cap) or when its fields still need deriving from its spans.
+    """
+    due = due_traces(conn, now=now, grace=grace, idle=idle, limit=limit)
+    if not due:
+        return 0
+    result = conn.execute(
+        update(traces)
+        .where(
+            and_(
+                traces.c.tenant_id == bindparam("b_tenant"),
+                traces.c.trace_id == bindparam("b_trace"),
+                traces.c.status == "open",
+                traces.c.last_span_at == bindparam("b_last"),
+            )
+        )
+        .values(status="ready", ready_at=bindparam("b_marker"))
+        .execution_options(synchronize_session=False),
+        [
+            {
+                "b_tenant": d.tenant_id,
+                "b_trace": d.trace_id,
+                "b_last": d.last_span_at,
+                "b_marker": now,
+            }
+            for d in due
+        ],
+    )
+    conn.execute(
+        _ENQUEUE_READIED,
+        {
+            "default_evaluate": default_evaluate,
+            "max_revision": max_revision,
+            "now": now,
+            "marker": now,
+        },
+    )
+    return max(int(result.rowcount or 0), 0)
 
 
 def stored_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:

@@ -15,11 +15,9 @@ from datetime import datetime
 from typing import Any, ClassVar, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, select, update
-from sqlalchemy import insert as sa_insert
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from storage import search
+from storage.fastinsert import insert_rows
 from storage.models import LogEventRow, SpanRow, Trace
 from storage.writer import WriteJob
 
@@ -82,18 +80,6 @@ class SpanBatchWrite(WriteJob):
 def _chunks(items: list[str]) -> Iterable[list[str]]:
     for i in range(0, len(items), _IN_CHUNK):
         yield items[i : i + _IN_CHUNK]
-
-
-def _insert_ignoring_conflicts(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        return
-    dialect = conn.dialect.name
-    if dialect == "sqlite":
-        conn.execute(sqlite_insert(table).on_conflict_do_nothing(), rows)
-    elif dialect == "postgresql":
-        conn.execute(pg_insert(table).on_conflict_do_nothing(), rows)
-    else:
-        conn.execute(sa_insert(table), rows)
 
 
 def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) -> None:
@@ -207,10 +193,10 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
             for column, default in (("revision", 1), ("derived", False), ("span_count", 0)):
                 if new[column] is None:
                     new[column] = default
-        conn.execute(traces.insert(), normalised)
+        insert_rows(conn, traces, normalised)
     if updates:
         _update_aggregates(conn, tenant_id, updates)
-    _insert_ignoring_conflicts(conn, spans, span_rows)
+    insert_rows(conn, spans, span_rows, ignore_conflicts=True)
     if index_rows:
         search.index_rows(conn, index_rows)
     for job in jobs:
@@ -268,7 +254,7 @@ class LogEventsWrite(WriteJob):
         for job in batch:
             if not job.rows:
                 continue
-            conn.execute(log_events.insert(), job.rows)
+            insert_rows(conn, log_events, job.rows)
             touched = sorted({r["trace_id"] for r in job.rows})
             for chunk in _chunks(touched):
                 conn.execute(

@@ -143,9 +143,9 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _valid_keys_at(loc: tuple[int | str, ...]) -> list[str]:
+def _valid_keys_at(loc: tuple[int | str, ...], root: type[BaseModel]) -> list[str]:
     """The keys accepted at the object that holds ``loc``'s last key."""
-    model: Any = TraceBody
+    model: Any = root
     for part in loc[:-1]:
         if isinstance(part, int):
             continue
@@ -169,19 +169,40 @@ def _model_in(annotation: Any) -> Any:
     return None
 
 
-def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
+def validation_details(
+    exc: ValidationError, root: type[BaseModel] | None = None
+) -> list[dict[str, Any]]:
+    """Pydantic errors as ``details`` entries; unknown keys list the valid ones
+    of the object they appeared in (``root`` is the model that was validated)."""
+    root = root or _model_of(exc)
     details: list[dict[str, Any]] = []
     for err in exc.errors():
         loc = tuple(err["loc"])
         item: dict[str, Any] = {"field": _location(loc), "message": err["msg"]}
         if err["type"] == "extra_forbidden":
-            valid = _valid_keys_at(loc)
+            valid = _valid_keys_at(loc, root)
             item["message"] = f"unknown key {loc[-1]!r}; valid keys: {', '.join(valid)}"
             item["valid"] = valid
         if "input" in err and err["type"] != "missing":
             item["value"] = _short(err["input"])
         details.append(item)
     return details
+
+
+_MODELS: dict[str, type[BaseModel]] = {}
+
+
+def register_model(model: type[BaseModel]) -> type[BaseModel]:
+    """Make a body model findable by its name from a ValidationError."""
+    _MODELS[model.__name__] = model
+    return model
+
+
+def _model_of(exc: ValidationError) -> type[BaseModel]:
+    return _MODELS.get(exc.title, TraceBody)
+
+
+register_model(TraceBody)
 
 
 def _short(value: Any) -> Any:

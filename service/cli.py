@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from service.commands import evaluate as evaluate_cmd
+from service.commands import proof as proof_cmd
+from service.commands import worker as worker_cmd
 from service.settings import Settings, is_loopback
 from service.version import iris_version
 
@@ -45,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     migrate_cmd = sub.add_parser("migrate", help="create or upgrade the database schema")
     _common(migrate_cmd)
+    _common(worker_cmd.add_parser(sub))
+    evaluate_cmd.add_parser(sub)
+    proof_cmd.add_parser(sub)
     return parser
 
 
@@ -128,6 +134,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"iris: invalid configuration: {exc}", file=sys.stderr)
         return 2
     _configure_logging(settings)
+    if args.command == "evaluate":
+        return evaluate_cmd.run(args)
+    if args.command == "proof":
+        return proof_cmd.run(args)
+    if args.command == "worker":
+        return worker_cmd.run(args, settings)
     if args.command == "migrate":
         return cmd_migrate(settings)
     if args.command == "serve":

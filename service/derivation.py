@@ -6,13 +6,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from receivers.mapping import DerivedTrace, derive_trace
+from receivers.otlp.decode import expand_stored_span
 from receivers.otlp.logs import LogEvent, attach_log_events
 from receivers.spans import SpanEventRecord, SpanRecord
 from storage import codec
 
 
 def record_from_row(row: Any) -> SpanRecord:
-    """A stored span back in the receivers' record shape."""
+    """A stored span back in the receivers' record shape, whichever way it was
+    stored: protobuf wire bytes (``otlp_span``) or JSON columns."""
+    span_bytes = getattr(row, "otlp_span", None)
+    if span_bytes is not None:
+        attributes, events, resource = expand_stored_span(
+            bytes(span_bytes), bytes(row.otlp_resource) if row.otlp_resource else None
+        )
+    else:
+        attributes = row.attributes or {}
+        events = [
+            SpanEventRecord(e["name"], int(e.get("time_unix_nano") or 0), e.get("attributes") or {})
+            for e in row.events or []
+        ]
+        resource = row.resource or {}
     return SpanRecord(
         trace_id=row.trace_id,
         span_id=row.span_id,
@@ -23,12 +37,9 @@ def record_from_row(row: Any) -> SpanRecord:
         end_unix_nano=row.end_unix_nano,
         status_code=row.status_code,
         status_message=row.status_message,
-        attributes=row.attributes or {},
-        events=[
-            SpanEventRecord(e["name"], int(e.get("time_unix_nano") or 0), e.get("attributes") or {})
-            for e in row.events or []
-        ],
-        resource=row.resource or {},
+        attributes=attributes,
+        events=events,
+        resource=resource,
         scope_name=row.scope_name,
     )
 

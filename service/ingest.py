@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from receivers.mapping import classify_span, group_by_trace
-from receivers.otlp.decode import DecodedBatch
+from receivers.mapping import classify_span
+from receivers.otlp.decode import DecodedBatch, decode_traces_protobuf_lean
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs
 from receivers.spans import SpanRecord
@@ -29,7 +29,29 @@ def service_name(resource: dict[str, Any]) -> str | None:
     return None
 
 
-def span_row(record: SpanRecord, iris_kind: str, tenant_id: str, now: Any) -> dict[str, Any]:
+def span_row(
+    record: SpanRecord,
+    iris_kind: str,
+    tenant_id: str,
+    now: Any,
+    otlp: tuple[bytes, bytes] | None = None,
+) -> dict[str, Any]:
+    """The ``spans`` row of a record. With ``otlp`` (lean protobuf decoding) the
+    attributes, events and resource stay in their wire bytes."""
+    if otlp is not None:
+        attributes: Any = None
+        events: Any = None
+        resource: Any = None
+        span_bytes: bytes | None = otlp[0]
+        resource_bytes: bytes | None = otlp[1] or None
+    else:
+        attributes = record.attributes
+        events = [
+            {"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": e.attributes}
+            for e in record.events
+        ] or None
+        resource = record.resource or None
+        span_bytes = resource_bytes = None
     return {
         "tenant_id": tenant_id,
         "trace_id": record.trace_id,
@@ -42,37 +64,78 @@ def span_row(record: SpanRecord, iris_kind: str, tenant_id: str, now: Any) -> di
         "status_message": record.status_message,
         "start_unix_nano": record.start_unix_nano,
         "end_unix_nano": record.end_unix_nano,
-        "attributes": record.attributes,
-        "events": [
-            {"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": e.attributes}
-            for e in record.events
-        ]
-        or None,
-        "resource": record.resource or None,
+        "attributes": attributes,
+        "events": events,
+        "resource": resource,
         "scope_name": record.scope_name,
         "received_at": now,
+        "otlp_span": span_bytes,
+        "otlp_resource": resource_bytes,
     }
 
 
-def build_deltas(spans: list[SpanRecord], tenant_id: str, now: Any) -> list[TraceDelta]:
+def build_deltas(
+    spans: list[SpanRecord],
+    tenant_id: str,
+    now: Any,
+    otlp: list[tuple[bytes, bytes]] | None = None,
+) -> list[TraceDelta]:
+    """One ``TraceDelta`` per trace of a request; ``otlp`` is ``DecodedBatch.otlp``."""
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(spans):
+        groups.setdefault(r.trace_id, []).append(i)
     deltas = []
-    for trace_id, records in group_by_trace(spans).items():
-        rows = [span_row(r, classify_span(r), tenant_id, now) for r in records]
-        roots = [r for r in records if not r.parent_span_id]
-        finalize = any(r.attributes.get("iris.finalize") in _TRUE for r in records)
-        resource = next((r.resource for r in records if r.resource), {})
-        delta = TraceDelta(
-            trace_id=trace_id,
-            span_rows=rows,
-            has_root=bool(roots),
-            root_span_id=roots[0].span_id if roots else None,
-            first_start=codec.ns_to_datetime(min(r.start_unix_nano for r in records) or 1),
-            error=any(r.status_code == "ERROR" for r in records),
-            finalize=finalize,
-            service_name=service_name(resource),
+    for trace_id, indexes in groups.items():
+        rows = []
+        root_span_id = None
+        first: int | None = None
+        error = finalize = False
+        resource: dict[str, Any] = {}
+        for i in indexes:
+            r = spans[i]
+            rows.append(
+                span_row(r, classify_span(r), tenant_id, now, otlp[i] if otlp is not None else None)
+            )
+            if not r.parent_span_id and root_span_id is None:
+                root_span_id = r.span_id
+            start = r.start_unix_nano
+            if first is None or start < first:
+                first = start
+            if r.status_code == "ERROR":
+                error = True
+            if not finalize and r.attributes.get("iris.finalize") in _TRUE:
+                finalize = True
+            if not resource and r.resource:
+                resource = r.resource
+        deltas.append(
+            TraceDelta(
+                trace_id=trace_id,
+                span_rows=rows,
+                has_root=root_span_id is not None,
+                root_span_id=root_span_id,
+                first_start=codec.ns_to_datetime(first or 1),
+                error=error,
+                finalize=finalize,
+                service_name=service_name(resource),
+            )
         )
-        deltas.append(delta)
     return deltas
+
+
+def jobs_for_batch(batch: DecodedBatch, tenant_id: str, source: str, nbytes: int) -> SpanBatchWrite:
+    """The write job for one decoded export request."""
+    now = codec.utcnow()
+    return SpanBatchWrite(
+        tenant_id=tenant_id,
+        source=source,
+        deltas=build_deltas(batch.spans, tenant_id, now, batch.otlp),
+        received_at=now,
+        nbytes=nbytes,
+    )
+
+
+# The protobuf decoder of the ingest path (records carry wire bytes).
+decode_otlp_protobuf = decode_traces_protobuf_lean
 
 
 class OtlpSink:
@@ -87,14 +150,7 @@ class OtlpSink:
             return ExportOutcome(
                 rejected=batch.rejected_spans, reasons=batch.rejection_reasons, evaluation="none"
             )
-        now = codec.utcnow()
-        job = SpanBatchWrite(
-            tenant_id=self.state.tenant,
-            source=self.source,
-            deltas=build_deltas(batch.spans, self.state.tenant, now),
-            received_at=now,
-            nbytes=nbytes,
-        )
+        job = jobs_for_batch(batch, self.state.tenant, self.source, nbytes)
         stored = await self._submit(job)
         return ExportOutcome(
             accepted=len(batch.spans),
@@ -141,4 +197,4 @@ class OtlpSink:
             raise SinkUnavailable(str(exc)) from None
 
 
-__all__ = ["OtlpSink", "build_deltas"]
+__all__ = ["OtlpSink", "build_deltas", "decode_otlp_protobuf", "jobs_for_batch"]

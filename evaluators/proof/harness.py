@@ -162,6 +162,7 @@ def run_proof(corpus_dir: Path, config: EngineConfig | None = None) -> ProofResu
                     else:
                         tr[t]["dropped"].append(case["id"])
         rule_row = {
+            "name": rule,
             "rule": rule,
             "family": fam.get("family", path.stem),
             "labels": "def"
@@ -262,12 +263,16 @@ def _dump(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_results(results: ProofResults, out_dir: Path) -> None:
-    """Write ``results.json`` + ``RESULTS.md`` and refresh the engine's data copy."""
+def write_results(results: ProofResults, out_dir: Path, *, publish: bool = True) -> None:
+    """Write ``results.json`` + ``RESULTS.md``; with ``publish`` also refresh the
+    copy the engine reads its uncertainty from (only for the project's corpus:
+    measuring some other directory must not change what the engine reports)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     text = _dump(results.to_json())
     (out_dir / "results.json").write_text(text, encoding="utf-8")
     (out_dir / "RESULTS.md").write_text(_markdown(results), encoding="utf-8")
+    if not publish:
+        return
     DATA_COPY.parent.mkdir(parents=True, exist_ok=True)
     DATA_COPY.write_text(text, encoding="utf-8")
     from evaluators.proof import figures

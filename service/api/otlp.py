@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 
-from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
+from receivers.otlp.decode import decode_traces_json
 from receivers.otlp.export import (
     PROTOBUF,
     HttpAnswer,
@@ -16,7 +16,7 @@ from receivers.otlp.export import (
 from receivers.otlp.logs import decode_logs_json, decode_logs_protobuf
 from service.api.http import read_body
 from service.errors import IrisError
-from service.ingest import OtlpSink
+from service.ingest import OtlpSink, decode_otlp_protobuf
 from service.state import ServiceState
 
 router = APIRouter()
@@ -52,7 +52,7 @@ async def export_traces(request: Request) -> Response:
         content_type=request.headers.get("content-type"),
         content_encoding=request.headers.get("content-encoding"),
         max_bytes=limit,
-        decode_protobuf=decode_traces_protobuf,
+        decode_protobuf=decode_otlp_protobuf,
         decode_json=decode_traces_json,
         sink=sink.traces,
     )

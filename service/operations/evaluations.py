@@ -25,6 +25,7 @@ from receivers.native import (
     TokenUsageBody,
     ToolCallBody,
     ToolDefBody,
+    register_model,
     validation_details,
 )
 from service.errors import IrisError, invalid_argument
@@ -47,6 +48,7 @@ class InlineRuleBody(BaseModel):
     weight: float = Field(default=1.0, gt=0)
 
 
+@register_model
 class EvaluateBody(BaseModel):
     """evaluate_output inputs (SPEC §5.2), closed."""
 
@@ -76,7 +78,9 @@ def _refuse(exc: ValidationError, what: str) -> IrisError:
     )
 
 
-def _request(body: EvaluateBody, stored: Any | None, stored_spans: list[Any]) -> EvaluationRequest:
+def build_request(
+    body: EvaluateBody, stored: Any | None, stored_spans: list[Any]
+) -> EvaluationRequest:
     """The engine request: the call's fields, else what the linked trace stored."""
     trace = trace_from_row(stored, stored_spans) if stored is not None else None
     tool_calls = (
@@ -173,7 +177,7 @@ async def evaluate_output(state: ServiceState, payload: Any) -> dict[str, Any]:
             status=404,
             recovery=["Log the trace first (POST /api/v1/traces), or omit trace_id."],
         )
-    request = _request(body, stored, spans)
+    request = build_request(body, stored, spans)
     result = await state.engine_pool.evaluate(request, entries)
 
     def save() -> str:
@@ -201,6 +205,7 @@ async def evaluate_output(state: ServiceState, payload: Any) -> dict[str, Any]:
     return out
 
 
+@register_model
 class EvaluationsQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Table, and_, delete, func, select, update
 from evaluators.custom.definition import InvalidRuleConfig, revalidate, validate_definition
 from evaluators.request import EvaluationRequest
 from evaluators.rules.registry import roster
-from receivers.native import validation_details
+from receivers.native import register_model, validation_details
 from service.errors import IrisError, invalid_argument
 from service.evaluation import engine_config
 from service.state import ServiceState
@@ -36,6 +36,7 @@ class DefinitionBody(BaseModel):
     name: str | None = Field(default=None, min_length=1, max_length=80)
 
 
+@register_model
 class DeployBody(BaseModel):
     """deploy_rule inputs (SPEC §5.5); camelCase aliases listed there only."""
 
@@ -97,7 +98,9 @@ def _entry(rule: Any) -> dict[str, Any]:
 
 def _audit(conn: Connection, state: ServiceState, action: str, rule: Any, **extra: Any) -> None:
     conn.execute(
-        cast(Table, AuditEntry.__table__).insert().values(
+        cast(Table, AuditEntry.__table__)
+        .insert()
+        .values(
             tenant_id=state.tenant,
             ts=codec.utcnow(),
             action=action,
@@ -240,7 +243,9 @@ async def deploy_rule(
                 )
             rule_id = "rule-" + os.urandom(4).hex()
             conn.execute(
-                cast(Table, CustomRule.__table__).insert().values(
+                cast(Table, CustomRule.__table__)
+                .insert()
+                .values(
                     id=rule_id,
                     tenant_id=state.tenant,
                     name=body.name,
@@ -329,6 +334,7 @@ async def delete_rule(
     return await asyncio.to_thread(run)
 
 
+@register_model
 class PreviewBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -20,6 +20,7 @@ from evaluators.request import EvaluationRequest
 from receivers.native import (
     NativeValidationError,
     parse_trace_body,
+    register_model,
     to_agent_trace,
     validation_details,
 )
@@ -122,6 +123,7 @@ async def evaluate_trace(
     return await state.engine_pool.evaluate(request, await asyncio.to_thread(entries))
 
 
+@register_model
 class TracesQueryParams(BaseModel):
     """get_traces inputs (SPEC §5.3) as they arrive from REST or MCP."""
 

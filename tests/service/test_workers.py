@@ -1,0 +1,154 @@
+"""The worker pool as real processes: crashes, restarts, several machines' worth."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from storage.engine import make_engine
+from storage.models import Evaluation, EvaluationJob, Trace
+from tests.support.live import live_server
+from tests.support.otlp_bodies import agent_request
+
+pytestmark = pytest.mark.slow
+
+
+@contextmanager
+def worker_process(
+    home: Path, db_url: str, count: int = 1, **env: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    home.mkdir(parents=True, exist_ok=True)
+    environ = {**os.environ, "IRIS_HOME": str(home), "IRIS_DB_URL": db_url, **env}
+    with (home / f"worker-{time.monotonic_ns()}.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service", "worker", "--count", str(count)],
+            env=environ,
+            stdout=log,
+            stderr=log,
+        )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def job_counts(db_url: str) -> dict[str, int]:
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        rows = conn.execute(select(EvaluationJob.state, func.count()).group_by(EvaluationJob.state))
+        counts = {state: int(n) for state, n in rows}
+    engine.dispose()
+    return counts
+
+
+def evaluations_per_trace(db_url: str) -> dict[str, int]:
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        rows = conn.execute(select(Evaluation.trace_id, func.count()).group_by(Evaluation.trace_id))
+        out = {t: int(n) for t, n in rows}
+    engine.dispose()
+    return out
+
+
+def wait_until(predicate: object, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def post_native(url: str, n: int) -> list[str]:
+    ids = []
+    with httpx.Client(timeout=30) as client:
+        for i in range(n):
+            r = client.post(
+                f"{url}/api/v1/traces",
+                json={
+                    "agent_name": "queued",
+                    "input": f"question {i}",
+                    "output": f"Answer {i}: it works.",
+                },
+            )
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["trace_id"])
+    return ids
+
+
+def test_sigkilled_worker_jobs_are_reclaimed_and_judged_once(tmp_path: Path, db_url: str) -> None:
+    with live_server(tmp_path / "srv", db_url, IRIS_WORKERS="0") as server:
+        ids = post_native(server.url, 400)
+    env = {"IRIS_JOB_LEASE_S": "2", "IRIS_JOB_BATCH": "50"}
+    with worker_process(tmp_path / "w1", db_url, **env) as first:
+        wait_until(lambda: job_counts(db_url).get("running", 0) > 0, 60, "a running job")
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    assert job_counts(db_url).get("running", 0) > 0  # jobs left behind by the kill
+    with worker_process(tmp_path / "w2", db_url, **env):
+        wait_until(lambda: job_counts(db_url).get("done", 0) == len(ids), 120, "every job done")
+    per_trace = evaluations_per_trace(db_url)
+    assert set(per_trace) == set(ids)
+    assert set(per_trace.values()) == {1}  # once in effect, despite the crash
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        attempts = conn.execute(select(func.max(EvaluationJob.attempts))).scalar_one()
+    engine.dispose()
+    assert attempts >= 2  # some job really was reclaimed after the kill
+
+
+def test_pending_jobs_survive_a_restart(tmp_path: Path, db_url: str) -> None:
+    with live_server(tmp_path / "a", db_url, IRIS_WORKERS="0") as server:
+        ids = post_native(server.url, 30)
+    assert job_counts(db_url) == {"pending": 30}
+    with live_server(tmp_path / "b", db_url, IRIS_WORKERS="1"):
+        wait_until(lambda: job_counts(db_url).get("done", 0) == 30, 120, "jobs done after restart")
+    assert set(evaluations_per_trace(db_url)) == set(ids)
+
+
+def test_two_receivers_two_workers_one_database(tmp_path: Path, db_url: str) -> None:
+    bodies = [agent_request(random.Random(seed), 20) for seed in range(20)]
+    expected = {trace for _, ids in bodies for trace, _ in ids}
+    env = {"IRIS_WORKERS": "0", "IRIS_ASSEMBLY_GRACE_MS": "200"}
+    with (
+        live_server(tmp_path / "r1", db_url, **env) as one,
+        live_server(tmp_path / "r2", db_url, **env) as two,
+        worker_process(tmp_path / "w1", db_url),
+        worker_process(tmp_path / "w2", db_url),
+        httpx.Client(timeout=30) as client,
+    ):
+        for i, (body, _) in enumerate(bodies):
+            target = one if i % 2 == 0 else two
+            r = client.post(
+                f"{target.url}/v1/traces",
+                content=body,
+                headers={"content-type": "application/x-protobuf"},
+            )
+            assert r.status_code == 200
+        wait_until(
+            lambda: set(evaluations_per_trace(db_url)) == expected, 120, "every trace evaluated"
+        )
+        time.sleep(1.0)  # let any duplicate that was going to happen, happen
+    assert set(evaluations_per_trace(db_url).values()) == {1}
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        agents = {a for (a,) in conn.execute(select(Trace.agent_name).distinct())}
+    engine.dispose()
+    assert agents == {"bot"}  # derived by the workers from the spans

@@ -1,0 +1,24 @@
+# Iris Collector image: one image, two roles (`iris serve`, `iris worker`).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    IRIS_HOME=/var/lib/iris
+
+RUN useradd --system --home-dir /var/lib/iris --create-home iris
+WORKDIR /opt/iris
+COPY pyproject.toml README.md ./
+COPY service ./service
+COPY receivers ./receivers
+COPY evaluators ./evaluators
+COPY storage ./storage
+COPY migrations ./migrations
+COPY recipes ./recipes
+RUN pip install --no-cache-dir .
+
+USER iris
+EXPOSE 6920 4317
+HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
+  CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:6920/api/v1/health', timeout=2).status == 200 else 1)"
+CMD ["iris", "serve", "--host", "0.0.0.0"]

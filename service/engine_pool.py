@@ -9,6 +9,7 @@ once per process, keyed by content.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import multiprocessing
@@ -18,7 +19,7 @@ from typing import Any
 from evaluators.custom.definition import CustomRuleDef, revalidate
 from evaluators.engine import evaluate
 from evaluators.request import EvaluationRequest
-from service.evaluation import engine_config
+from service.evaluation import engine_config, now_iso
 
 _compiled: dict[str, list[CustomRuleDef]] = {}
 
@@ -34,9 +35,16 @@ def _deployed(entries: list[dict[str, Any]]) -> list[CustomRuleDef]:
     return rules
 
 
+def _stamped(request: EvaluationRequest) -> EvaluationRequest:
+    """Requests carry the clock; stamp the ones that came without."""
+    if request.judged_at is not None:
+        return request
+    return dataclasses.replace(request, judged_at=now_iso())
+
+
 def run_request(request: EvaluationRequest, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """Executed in a pool process."""
-    return evaluate(request, engine_config(), _deployed(entries))
+    return evaluate(_stamped(request), engine_config(), _deployed(entries))
 
 
 def run_many(
@@ -45,7 +53,7 @@ def run_many(
     """Executed in a pool process: one round trip for many requests."""
     config = engine_config()
     deployed = _deployed(entries)
-    return [evaluate(r, config, deployed) for r in requests]
+    return [evaluate(_stamped(r), config, deployed) for r in requests]
 
 
 class EnginePool:

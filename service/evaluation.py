@@ -6,6 +6,8 @@ for the worker pool and for the synchronous paths alike.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -33,8 +35,23 @@ from storage.models import CustomRule
 EVAL_TYPES = ("completeness", "relevance", "safety", "cost", "custom", "all")
 
 
+@functools.cache
+def _base_config() -> EngineConfig:
+    return EngineConfig(iris_version=iris_version())
+
+
 def engine_config(judged_at: str | None = None) -> EngineConfig:
-    return EngineConfig(iris_version=iris_version(), judged_at=judged_at or _now_iso())
+    """The engine settings. Validating them costs more than a whole rule, so
+    the instance is built once; the clock normally travels on the request
+    (``EvaluationRequest.judged_at``) and a config is rebuilt only when a
+    caller insists on stamping the config itself."""
+    if judged_at is None:
+        return _base_config()
+    return dataclasses.replace(_base_config(), judged_at=judged_at)
+
+
+def now_iso() -> str:
+    return _now_iso()
 
 
 def _now_iso() -> str:
@@ -162,7 +179,7 @@ def judge_trace(
 ) -> dict[str, Any]:
     """Evaluate one stored trace with the deployed rules, stamped now."""
     request = EvaluationRequest.from_trace(
-        trace, eval_type=eval_type if eval_type in EVAL_TYPES else None
+        trace, eval_type=eval_type if eval_type in EVAL_TYPES else None, judged_at=_now_iso()
     )
     return evaluate(request, engine_config(), deployed)
 

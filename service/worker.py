@@ -38,7 +38,8 @@ from service.settings import Settings
 from storage import assembly, codec
 from storage import jobs as job_store
 from storage.engine import make_engine
-from storage.evaluations import store_evaluation
+from storage.evaluations import evaluation_rows as store_rows
+from storage.evaluations import insert_evaluations
 from storage.models import Trace
 
 log = logging.getLogger("iris.worker")
@@ -80,21 +81,40 @@ def _claim(engine: Engine, settings: Settings, worker: str) -> list[job_store.Cl
     return claimed
 
 
-def _read(conn: Connection, job: job_store.ClaimedJob) -> tuple[Any, list[Any], list[Any]]:
-    row = conn.execute(
-        select(traces).where(
-            and_(traces.c.tenant_id == job.tenant_id, traces.c.trace_id == job.trace_id)
-        )
-    ).first()
-    if row is None:
-        return None, [], []
-    spans: list[Any] = []
-    logs: list[Any] = []
-    if not row.derived or (row.tool_calls is None and row.span_count):
-        spans = assembly.stored_spans(conn, job.tenant_id, job.trace_id)
-    if not row.derived:
-        logs = assembly.stored_log_events(conn, job.tenant_id, job.trace_id)
-    return row, spans, logs
+def _read_all(
+    conn: Connection, claimed: list[job_store.ClaimedJob]
+) -> list[tuple[Any, list[Any], list[Any]]]:
+    """Each job's trace row, and its spans/log events when they are needed,
+    in a handful of queries for the whole batch."""
+    by_tenant: dict[str, list[str]] = {}
+    for job in claimed:
+        by_tenant.setdefault(job.tenant_id, []).append(job.trace_id)
+    rows: dict[tuple[str, str], Any] = {}
+    spans: dict[tuple[str, str], list[Any]] = {}
+    logs: dict[tuple[str, str], list[Any]] = {}
+    for tenant_id, ids in by_tenant.items():
+        for row in conn.execute(
+            select(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids)))
+        ):
+            rows[(tenant_id, row.trace_id)] = row
+        need_spans = [
+            t
+            for t in ids
+            if (r := rows.get((tenant_id, t))) is not None
+            and (not r.derived or (r.tool_calls is None and r.span_count))
+        ]
+        for span in assembly.spans_of(conn, tenant_id, need_spans):
+            spans.setdefault((tenant_id, span.trace_id), []).append(span)
+        underived = [
+            t for t in ids if (r := rows.get((tenant_id, t))) is not None and not r.derived
+        ]
+        for event in assembly.log_events_of(conn, tenant_id, underived):
+            logs.setdefault((tenant_id, event.trace_id), []).append(event)
+    out = []
+    for job in claimed:
+        key = (job.tenant_id, job.trace_id)
+        out.append((rows.get(key), spans.get(key, []), logs.get(key, [])))
+    return out
 
 
 def _compute(
@@ -147,56 +167,68 @@ def _merged(row: Any, changes: dict[str, Any]) -> Any:
 def _store(engine: Engine, outcomes: list[Outcome], stats: BatchStats) -> None:
     """Write a batch's results in one transaction.
 
-    Each job is first marked done *conditionally* (still ours, same attempt);
-    only then are its derivation and evaluation written, so a job whose lease
-    passed to another worker contributes nothing twice.
+    Only jobs this worker still owns (same attempt, still running) contribute:
+    on PostgreSQL they are locked first, on SQLite the transaction takes the
+    write lock up front, so a job whose lease passed to another worker adds
+    nothing twice.
     """
     now = codec.utcnow()
-    with engine.begin() as conn:
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        ours = job_store.owned(conn, [o.job for o in outcomes])
+        derivations: list[tuple[str, str, dict[str, Any], int]] = []
+        evaluation_rows: list[dict[str, Any]] = []
+        rule_rows: list[dict[str, Any]] = []
+        finished: list[tuple[int, str | None]] = []
         for outcome in outcomes:
             job = outcome.job
+            if job.id not in ours:
+                continue  # another worker owns it now
             if outcome.error is not None:
                 stats.failed += 1
                 if job_store.fail(conn, job, error=outcome.error, now=now):
-                    evaluation_id = store_evaluation(
-                        conn,
+                    row, rules = store_rows(
                         tenant_id=job.tenant_id,
                         result=unknown_result(job.eval_type, outcome.error),
                         now=now,
                         trace_id=job.trace_id,
                         trace_revision=job.revision,
                     )
-                    job_store.attach_evaluation(conn, job.id, evaluation_id)
+                    evaluation_rows.append(row)
+                    rule_rows.extend(rules)
+                    job_store.attach_evaluation(conn, job.id, row["id"])
                     log.error("job %s failed for good: %s", job.id, outcome.error)
                 continue
-            if not job_store.finish(conn, job, evaluation_id=None, now=now):
-                continue  # another worker owns it now
             if outcome.derivation is not None:
                 fields, extras, span_count = outcome.derivation
-                if assembly.save_derivation(
-                    conn, job.tenant_id, job.trace_id, fields, extras, span_count=span_count
-                ):
-                    stats.derived += 1
-            row = outcome.trace_row
-            if outcome.result is None or row is None:
-                continue
-            evaluation_id = store_evaluation(
-                conn,
-                tenant_id=job.tenant_id,
-                result=outcome.result,
-                now=now,
-                trace_id=job.trace_id,
-                trace_revision=job.revision,
-                agent_name=row.agent_name,
-                output_text=row.output,
-                run=row.run,
-                case_key=row.case_key,
-                session_id=row.session_id,
-            )
-            job_store.attach_evaluation(conn, job.id, evaluation_id)
-            stats.evaluated += 1
-            kind = str(outcome.result.get("eval_type", "all"))
-            stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
+                derivations.append((job.tenant_id, job.trace_id, {**fields, **extras}, span_count))
+            trace_row = outcome.trace_row
+            evaluation_id = None
+            if outcome.result is not None and trace_row is not None:
+                row, rules = store_rows(
+                    tenant_id=job.tenant_id,
+                    result=outcome.result,
+                    now=now,
+                    trace_id=job.trace_id,
+                    trace_revision=job.revision,
+                    agent_name=trace_row.agent_name,
+                    output_text=trace_row.output,
+                    run=trace_row.run,
+                    case_key=trace_row.case_key,
+                    session_id=trace_row.session_id,
+                )
+                evaluation_rows.append(row)
+                rule_rows.extend(rules)
+                evaluation_id = row["id"]
+                stats.evaluated += 1
+                kind = str(outcome.result.get("eval_type", "all"))
+                stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
+            finished.append((job.id, evaluation_id))
+        stats.derived += sum(assembly.save_derivations(conn, derivations))
+        insert_evaluations(conn, evaluation_rows, rule_rows)
+        job_store.finish_many(conn, finished, now=now)
+        conn.commit()
 
 
 def process_batch(
@@ -211,7 +243,9 @@ def process_batch(
         return stats
     outcomes: list[Outcome] = []
     with engine.connect() as conn:
-        reads = [(job, *_read(conn, job)) for job in claimed]
+        reads = [
+            (job, *found) for job, found in zip(claimed, _read_all(conn, claimed), strict=True)
+        ]
         deployed = {job.tenant_id: rules.get(conn, job.tenant_id) for job in claimed}
     for job, row, spans, logs in reads:
         try:

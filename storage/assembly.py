@@ -131,6 +131,35 @@ def ready_due(
     return max(int(result.rowcount or 0), 0)
 
 
+def spans_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[Any]:
+    """Spans of several traces at once (chunked IN lists)."""
+    out: list[Any] = []
+    for i in range(0, len(trace_ids), 500):
+        chunk = trace_ids[i : i + 500]
+        out.extend(
+            conn.execute(
+                select(spans).where(
+                    and_(spans.c.tenant_id == tenant_id, spans.c.trace_id.in_(chunk))
+                )
+            )
+        )
+    return out
+
+
+def log_events_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[Any]:
+    out: list[Any] = []
+    for i in range(0, len(trace_ids), 500):
+        chunk = trace_ids[i : i + 500]
+        out.extend(
+            conn.execute(
+                select(log_events)
+                .where(and_(log_events.c.tenant_id == tenant_id, log_events.c.trace_id.in_(chunk)))
+                .order_by(log_events.c.id)
+            )
+        )
+    return out
+
+
 def stored_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
     return list(
         conn.execute(
@@ -171,6 +200,41 @@ def save_derivation(
     row = conn.execute(select(traces).where(key)).one()
     search.index_rows(conn, [dict(row._mapping)], replace=True)
     return True
+
+
+def save_derivations(
+    conn: Connection, items: list[tuple[str, str, dict[str, Any], int]]
+) -> list[bool]:
+    """Bulk :func:`save_derivation`: (tenant, trace, values, span_count) each.
+
+    One compiled statement, executed per trace so each guard's outcome is
+    known; the search rows of the traces that were updated are rebuilt together.
+    """
+    if not items:
+        return []
+    columns = sorted(items[0][2])
+    stmt = (
+        update(traces)
+        .where(
+            and_(
+                traces.c.tenant_id == bindparam("b_tenant"),
+                traces.c.trace_id == bindparam("b_trace"),
+                traces.c.span_count == bindparam("b_count"),
+            )
+        )
+        .values({c: bindparam(f"v_{c}") for c in columns} | {"derived": True})
+    )
+    applied: list[bool] = []
+    docs: list[dict[str, Any]] = []
+    for tenant_id, trace_id, values, span_count in items:
+        params = {f"v_{c}": values.get(c) for c in columns}
+        params.update(b_tenant=tenant_id, b_trace=trace_id, b_count=span_count)
+        ok = conn.execute(stmt, params).rowcount == 1
+        applied.append(ok)
+        if ok:
+            docs.append({"tenant_id": tenant_id, "trace_id": trace_id, **values})
+    search.index_rows(conn, docs, replace=True)
+    return applied
 
 
 def mark_ready(

@@ -205,6 +205,7 @@ def trace_to_api(row: Any) -> dict[str, Any]:
 
 
 def span_to_api(row: Any) -> dict[str, Any]:
+    attributes, events, resource = _span_payload(row)
     return {
         "span_id": row.span_id,
         "parent_span_id": row.parent_span_id,
@@ -215,8 +216,31 @@ def span_to_api(row: Any) -> dict[str, Any]:
         "status_message": row.status_message,
         "start_time": ns_to_iso(row.start_unix_nano),
         "end_time": ns_to_iso(row.end_unix_nano),
-        "attributes": row.attributes or {},
-        "events": row.events or [],
-        "resource": row.resource,
+        "attributes": attributes,
+        "events": events,
+        "resource": resource,
         "scope_name": row.scope_name,
     }
+
+
+def _span_payload(row: Any) -> tuple[dict[str, Any], list[Any], dict[str, Any] | None]:
+    """Attributes, events and resource of a stored span (JSON columns or OTLP bytes)."""
+    span_bytes = getattr(row, "otlp_span", None)
+    if span_bytes is None:
+        return row.attributes or {}, row.events or [], row.resource
+    # The wire form is decoded by the receivers' own converter, so a span reads
+    # back the same whichever way it was stored.
+    from receivers.otlp.decode import expand_stored_span
+
+    resource_bytes = getattr(row, "otlp_resource", None)
+    attributes, events, resource = expand_stored_span(
+        bytes(span_bytes), bytes(resource_bytes) if resource_bytes else None
+    )
+    return (
+        attributes,
+        [
+            {"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": e.attributes}
+            for e in events
+        ],
+        resource or None,
+    )

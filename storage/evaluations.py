@@ -6,9 +6,10 @@ import os
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, select, update
 
 from storage.codec import iso
+from storage.fastinsert import insert_rows
 from storage.models import Evaluation, RuleResultRow, Trace
 
 evaluations = cast(Table, Evaluation.__table__)
@@ -74,8 +75,7 @@ def _outcome(result: dict[str, Any]) -> str:
     return "passed" if result.get("passed") else "failed"
 
 
-def store_evaluation(
-    conn: Connection,
+def evaluation_rows(
     *,
     tenant_id: str,
     result: dict[str, Any],
@@ -90,52 +90,50 @@ def store_evaluation(
     session_id: str | None = None,
     kind: str = "rules",
     evaluation_id: str | None = None,
-) -> str:
-    """Insert one evaluation with its per-rule rows; point the trace at it."""
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ``evaluations`` row and its per-rule rows for one engine result."""
     evaluation_id = evaluation_id or new_evaluation_id()
     verdict = result.get("verdict") or {}
-    conn.execute(
-        evaluations.insert().values(
-            id=evaluation_id,
-            tenant_id=tenant_id,
-            trace_id=trace_id,
-            trace_revision=trace_revision,
-            eval_type=result.get("eval_type", "all"),
-            kind=kind,
-            output_text=output_text,
-            expected_text=expected_text,
-            score=result.get("score"),
-            passed=bool(result.get("passed")),
-            state=verdict.get("state", "pass" if result.get("passed") else "fail"),
-            basis=verdict.get("basis"),
-            verdict=verdict or None,
-            coverage=result.get("coverage"),
-            provenance=result.get("provenance"),
-            rule_results=result.get("rule_results", []),
-            suggestions=result.get("suggestions", []),
-            rules_evaluated=int(result.get("rules_evaluated", 0)),
-            rules_skipped=int(result.get("rules_skipped", 0)),
-            insufficient_data=bool(result.get("insufficient_data", False)),
-            critical_failures=result.get("critical_failures") or [],
-            critical_skipped=result.get("critical_skipped") or [],
-            categories=result.get("categories"),
-            note=result.get("note"),
-            interpretations=result.get("interpretations"),
-            run=run,
-            case_key=case_key,
-            session_id=session_id,
-            agent_name=agent_name,
-            created_at=now,
-        )
-    )
-    rows = []
+    row = {
+        "id": evaluation_id,
+        "tenant_id": tenant_id,
+        "trace_id": trace_id,
+        "trace_revision": trace_revision,
+        "eval_type": result.get("eval_type", "all"),
+        "kind": kind,
+        "output_text": output_text,
+        "expected_text": expected_text,
+        "score": result.get("score"),
+        "passed": bool(result.get("passed")),
+        "state": verdict.get("state", "pass" if result.get("passed") else "fail"),
+        "basis": verdict.get("basis"),
+        "verdict": verdict or None,
+        "coverage": result.get("coverage"),
+        "provenance": result.get("provenance"),
+        "rule_results": result.get("rule_results", []),
+        "suggestions": result.get("suggestions", []),
+        "rules_evaluated": int(result.get("rules_evaluated", 0)),
+        "rules_skipped": int(result.get("rules_skipped", 0)),
+        "insufficient_data": bool(result.get("insufficient_data", False)),
+        "critical_failures": result.get("critical_failures") or [],
+        "critical_skipped": result.get("critical_skipped") or [],
+        "categories": result.get("categories"),
+        "note": result.get("note"),
+        "interpretations": result.get("interpretations"),
+        "run": run,
+        "case_key": case_key,
+        "session_id": session_id,
+        "agent_name": agent_name,
+        "created_at": now,
+    }
+    rules: list[dict[str, Any]] = []
     seen: set[str] = set()
     for rule in result.get("rule_results", []):
         name = str(rule.get("rule") or rule.get("ruleName") or "")
         if not name or name in seen:
             continue
         seen.add(name)
-        rows.append(
+        rules.append(
             {
                 "evaluation_id": evaluation_id,
                 "rule": name[:128],
@@ -146,12 +144,42 @@ def store_evaluation(
                 "created_at": now,
             }
         )
-    if rows:
-        conn.execute(rule_results.insert(), rows)
-    if trace_id is not None:
+    return row, rules
+
+
+def insert_evaluations(
+    conn: Connection, rows: list[dict[str, Any]], rule_rows: list[dict[str, Any]]
+) -> None:
+    """Insert evaluations (one statement each table) and point traces at them."""
+    insert_rows(conn, evaluations, rows)
+    insert_rows(conn, rule_results, rule_rows)
+    linked = [
+        {
+            "b_tenant": r["tenant_id"],
+            "b_trace": r["trace_id"],
+            "b_eval": r["id"],
+            "b_score": r["score"],
+        }
+        for r in rows
+        if r["trace_id"] is not None
+    ]
+    if linked:
         conn.execute(
             update(traces)
-            .where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
-            .values(latest_evaluation_id=evaluation_id, latest_score=result.get("score"))
+            .where(
+                and_(
+                    traces.c.tenant_id == bindparam("b_tenant"),
+                    traces.c.trace_id == bindparam("b_trace"),
+                )
+            )
+            .values(latest_evaluation_id=bindparam("b_eval"), latest_score=bindparam("b_score"))
+            .execution_options(synchronize_session=False),
+            linked,
         )
-    return evaluation_id
+
+
+def store_evaluation(conn: Connection, **kwargs: Any) -> str:
+    """Insert one evaluation with its per-rule rows; point the trace at it."""
+    row, rules = evaluation_rows(**kwargs)
+    insert_evaluations(conn, [row], rules)
+    return str(row["id"])

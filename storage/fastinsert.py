@@ -60,16 +60,25 @@ def insert_rows(
     columns = tuple(rows[0])
     sql, kinds = _plan(dialect, table, columns, ignore_conflicts)
     sqlite = dialect == "sqlite"
+    # Rows of one request share their datetimes (received_at): format each once.
+    formatted: dict[datetime, str] = {}
+    plain = [c for c, k in zip(columns, kinds, strict=True) if k == "plain"]
+    if len(plain) == len(columns):
+        conn.exec_driver_sql(sql, [tuple(row[c] for c in columns) for row in rows])
+        return
     params = []
     for row in rows:
         values = []
         for column, kind in zip(columns, kinds, strict=True):
             value = row[column]
-            if value is not None:
+            if value is not None and kind != "plain":
                 if kind == "json":
                     value = _dumps(value)
-                elif kind == "datetime" and sqlite:
-                    value = _sqlite_datetime(value)
+                elif sqlite:
+                    text = formatted.get(value)
+                    if text is None:
+                        text = formatted[value] = _sqlite_datetime(value)
+                    value = text
             values.append(value)
         params.append(tuple(values))
     conn.exec_driver_sql(sql, params)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, func, or_, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, or_, select, update
 
 from storage.models import EvaluationJob
 
@@ -95,6 +95,34 @@ def finish(conn: Connection, job: ClaimedJob, *, evaluation_id: str | None, now:
         .values(state="done", evaluation_id=evaluation_id, lease_until=None, updated_at=now)
     )
     return result.rowcount == 1
+
+
+def owned(conn: Connection, claimed: list[ClaimedJob]) -> set[int]:
+    """The ids of ``claimed`` this worker still owns (same attempt, running),
+    locked on PostgreSQL so nobody reclaims them before this transaction ends.
+    On SQLite the caller holds the write lock for the same effect."""
+    if not claimed:
+        return set()
+    mine = {(j.id, j.worker, j.attempts) for j in claimed}
+    stmt = select(jobs.c.id, jobs.c.worker, jobs.c.attempts).where(
+        and_(jobs.c.id.in_([j.id for j in claimed]), jobs.c.state == "running")
+    )
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    return {r.id for r in conn.execute(stmt) if (r.id, r.worker, r.attempts) in mine}
+
+
+def finish_many(conn: Connection, done: list[tuple[int, str | None]], *, now: datetime) -> None:
+    """Mark owned jobs done with their evaluation ids, in one statement."""
+    if not done:
+        return
+    conn.execute(
+        update(jobs)
+        .where(jobs.c.id == bindparam("b_id"))
+        .values(state="done", evaluation_id=bindparam("b_eval"), lease_until=None, updated_at=now)
+        .execution_options(synchronize_session=False),
+        [{"b_id": job_id, "b_eval": evaluation_id} for job_id, evaluation_id in done],
+    )
 
 
 def attach_evaluation(conn: Connection, job_id: int, evaluation_id: str) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -126,6 +127,13 @@ class SpanRow(Base):
     resource: Mapped[Any] = mapped_column(JsonType, nullable=True)
     scope_name: Mapped[str | None] = mapped_column(String(256))
     received_at: Mapped[datetime] = mapped_column(DateTime)
+    # Spans that arrived as OTLP protobuf keep their wire form instead of
+    # ``attributes``/``events``/``resource`` (converting every attribute to
+    # Python at ingest was the receiver's largest cost): the serialized
+    # ``Span`` and the serialized ``Resource`` it came with. Readers go through
+    # ``service.derivation.record_from_row`` / ``codec.span_to_api``.
+    otlp_span: Mapped[bytes | None] = mapped_column(LargeBinary)
+    otlp_resource: Mapped[bytes | None] = mapped_column(LargeBinary)
 
     __table_args__ = (
         ForeignKeyConstraint(

@@ -9,6 +9,7 @@ exit code becomes 1.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import IO, Any
@@ -17,7 +18,7 @@ from pydantic import ValidationError
 
 from evaluators.engine import evaluate
 from receivers.native import validation_details
-from service.evaluation import engine_config
+from service.evaluation import engine_config, now_iso
 from service.operations.evaluations import EvaluateBody, build_request
 
 
@@ -56,7 +57,8 @@ def evaluate_lines(stream: IO[str], out: IO[str], *, pretty: bool = False) -> in
             if "trace_id" in payload:
                 raise ValueError("trace_id needs a server; send the trace's fields instead")
             body = EvaluateBody.model_validate(payload)
-            result: dict[str, Any] = evaluate(build_request(body, None, []), config)
+            request = dataclasses.replace(build_request(body, None, []), judged_at=now_iso())
+            result: dict[str, Any] = evaluate(request, config)
         except ValidationError as exc:
             failures += 1
             result = _error(

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""End-to-end benchmark: OTLP load in, verdicts out.
+
+Starts a real ``iris serve`` (SQLite in a scratch home, or the PostgreSQL URL
+given), drives it with ``shared/bench/otlp_load.py``, and samples the
+database until every trace has a stored verdict. Prints spans/s stored,
+traces/s evaluated, the evaluation queue depth over time, and the p50/p99
+delay from a trace's root span arriving to its verdict being stored.
+
+    python bench/e2e_bench.py --traces 5000 --workers 2
+    python bench/e2e_bench.py --db-url postgresql://... --workers 1
+
+The root span is the last span of each trace the generator sends, so the
+trace's ``last_span_at`` is when its root arrived.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import func, select, text
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from storage.engine import make_engine  # noqa: E402
+from storage.models import Evaluation, EvaluationJob, SpanRow, Trace  # noqa: E402
+
+LOAD = Path(os.environ.get("IRIS_SHARED_DIR", ROOT.parent / "shared")) / "bench" / "otlp_load.py"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def sample(engine: Any) -> dict[str, int]:
+    with engine.connect() as conn:
+        spans = conn.execute(select(func.count()).select_from(SpanRow)).scalar_one()
+        evaluated = conn.execute(select(func.count()).select_from(Evaluation)).scalar_one()
+        pending = conn.execute(
+            select(func.count()).select_from(EvaluationJob).where(EvaluationJob.state != "done")
+        ).scalar_one()
+        ready = conn.execute(
+            select(func.count()).select_from(Trace).where(Trace.status == "ready")
+        ).scalar_one()
+    return {"spans": spans, "evaluated": evaluated, "queue": pending, "ready": ready}
+
+
+def delays(engine: Any) -> list[float]:
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Trace.last_span_at, func.min(Evaluation.created_at))
+            .join(Evaluation, Evaluation.trace_id == Trace.trace_id)
+            .group_by(Trace.trace_id, Trace.last_span_at)
+        )
+        return [(done - root).total_seconds() for root, done in rows if root and done]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--traces", type=int, default=5000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--protocol", choices=["http-protobuf", "http-json", "grpc"], default="http-protobuf"
+    )
+    ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--spans-per-request", type=int, default=100)
+    ap.add_argument("--db-url", help="PostgreSQL URL (default: SQLite in a scratch home)")
+    ap.add_argument("--grace-ms", type=int, default=2000)
+    ap.add_argument("--timeout", type=float, default=600)
+    args = ap.parse_args()
+
+    home = Path(tempfile.mkdtemp(prefix="iris-e2e-"))
+    db_url = args.db_url or f"sqlite:///{home / 'iris.db'}"
+    if args.db_url:  # start from an empty schema so counts are this run's
+        engine = make_engine(db_url)
+        with engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE"))
+            conn.execute(text("CREATE SCHEMA public"))
+        engine.dispose()
+    http_port, grpc_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "IRIS_HOME": str(home),
+        "IRIS_DB_URL": db_url,
+        "IRIS_DASHBOARD_PORT": str(http_port),
+        "IRIS_OTLP_GRPC_PORT": str(grpc_port),
+        "IRIS_WORKERS": str(args.workers),
+        "IRIS_ASSEMBLY_GRACE_MS": str(args.grace_ms),
+        "IRIS_LOG_LEVEL": "warn",
+    }
+    log = (home / "server.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT
+    )
+    try:
+        for _ in range(300):
+            try:
+                if (
+                    httpx.get(f"http://127.0.0.1:{http_port}/api/v1/health", timeout=1).status_code
+                    == 200
+                ):
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        engine = make_engine(db_url)
+        target = (
+            f"127.0.0.1:{grpc_port}"
+            if args.protocol == "grpc"
+            else f"http://127.0.0.1:{http_port}/v1/traces"
+        )
+        load = subprocess.Popen(
+            [
+                sys.executable,
+                str(LOAD),
+                "--target",
+                target,
+                "--protocol",
+                args.protocol,
+                "--traces",
+                str(args.traces),
+                "--spans-per-request",
+                str(args.spans_per_request),
+                "--concurrency",
+                str(args.concurrency),
+                "--retries",
+                "5",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        total_spans = args.traces * 4
+        started = time.monotonic()
+        timeline: list[tuple[float, dict[str, int]]] = []
+        spans_done_at = evaluated_at = None
+        while time.monotonic() - started < args.timeout:
+            now = sample(engine)
+            elapsed = time.monotonic() - started
+            timeline.append((elapsed, now))
+            if spans_done_at is None and now["spans"] >= total_spans:
+                spans_done_at = elapsed
+            if now["evaluated"] >= args.traces:
+                evaluated_at = elapsed
+                break
+            time.sleep(0.5)
+        load_out = load.communicate(timeout=60)[0]
+        waits = delays(engine)
+        engine.dispose()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    send_line = next((line for line in load_out.splitlines() if line.startswith("wall")), "")
+    print(
+        f"database: {'postgresql' if args.db_url else 'sqlite'}; workers: {args.workers}; "
+        f"protocol: {args.protocol}; traces: {args.traces} ({total_spans} spans)"
+    )
+    print(f"load generator: {send_line}")
+    if spans_done_at:
+        print(
+            f"stored end to end: {total_spans / spans_done_at:,.0f} spans/s ({spans_done_at:.1f} s)"
+        )
+    if evaluated_at:
+        print(
+            f"evaluated end to end: {args.traces / evaluated_at:,.0f} traces/s ({evaluated_at:.1f} s)"
+        )
+    else:
+        print(f"NOT all evaluated within {args.timeout:.0f} s: {timeline[-1][1]}")
+    print(
+        f"root arrival -> verdict stored: p50 {percentile(waits, 50):.2f} s, "
+        f"p99 {percentile(waits, 99):.2f} s, max {max(waits, default=float('nan')):.2f} s "
+        f"(grace period {args.grace_ms / 1000:.1f} s; goal p99 < {2 + args.grace_ms / 1000:.1f} s)"
+    )
+    print("queue depth over time (s: pending jobs, evaluated):")
+    step = max(1, len(timeline) // 12)
+    for elapsed, point in timeline[::step]:
+        print(
+            f"  {elapsed:6.1f}: queue {point['queue']:>6}  evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
+        )
+    if waits:
+        print(f"mean delay {statistics.mean(waits):.2f} s over {len(waits)} traces")
+    return 0 if evaluated_at else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

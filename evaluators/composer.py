@@ -42,7 +42,8 @@ class Composition:
 
 
 def decides(j: Judged, cfg: EngineConfig) -> bool:
-    """A failing policy decides (SPEC A-21): critical ∨ defaultsGate ∨ (built-in ∧ no default threshold)."""
+    """A failing policy decides (SPEC A-21):
+    critical ∨ defaultsGate ∨ (built-in ∧ no default threshold)."""
     if j.kind == "judgment":
         return True
     if j.kind != "policy":
@@ -271,7 +272,10 @@ def interpretations(
                 {
                     "severity": "note",
                     "addressee": "operator",
-                    "text": f"Question {q['id']} was not judged ({q['why']}); supply that input to judge it.",
+                    "text": (
+                        f"Question {q['id']} was not judged ({q['why']}); "
+                        "supply that input to judge it."
+                    ),
                 }
             )
     if comp.basis == "no_rules":
@@ -297,7 +301,10 @@ def interpretations(
             {
                 "severity": "block",
                 "addressee": "agent",
-                "text": f"Later layers also decided ({names}); clearing {comp.basis} alone does not clear the verdict.",
+                "text": (
+                    f"Later layers also decided ({names}); "
+                    f"clearing {comp.basis} alone does not clear the verdict."
+                ),
             }
         )
     deciding: set[str] = set()
@@ -330,7 +337,10 @@ def interpretations(
             text += " Redeploy at severity high or critical to gate."
         else:
             key = _SETTING_FOR.get(j.name, "eval.defaultsGate")
-            text = f"{j.name} fired at its shipped default threshold, which advises. Set {key} (or eval.defaultsGate: true) to make it gate."
+            text = (
+                f"{j.name} fired at its shipped default threshold, which advises. "
+                f"Set {key} (or eval.defaultsGate: true) to make it gate."
+            )
         out.append(
             {
                 "severity": "warn",

@@ -69,7 +69,7 @@ def _count_at_least_one(v: Any) -> int | None:
     if isinstance(v, bool) or not isinstance(v, int | float):
         return None
     f = float(v)
-    return int(math.floor(f)) if math.isfinite(f) and f >= 1 else None
+    return math.floor(f) if math.isfinite(f) and f >= 1 else None
 
 
 def _phrases(v: Any) -> tuple[str, ...] | None:
@@ -239,7 +239,8 @@ def validate_config(cfg: EngineConfig) -> None:
     both = sorted(set(cfg.critical_rules) & set(cfg.non_critical_rules))
     if both:
         raise ValueError(
-            f"eval.criticalRules and eval.nonCriticalRules both name {both[0]!r}; a rule is one or the other"
+            f"eval.criticalRules and eval.nonCriticalRules both name {both[0]!r}; a rule is one or "
+            "the other"
         )
     if cfg.composer != "risk":
         raise ValueError(

@@ -14,7 +14,8 @@ from functools import cached_property
 from typing import Any, Literal
 
 from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
-from evaluators.lexical.terms import content_terms
+from evaluators.lexical.sentences import split_sentences
+from evaluators.lexical.terms import content_terms, terms_of_words, words
 from evaluators.model import Span, ToolCall
 from evaluators.request import EvaluationRequest
 from evaluators.textview import Folded, fold
@@ -47,9 +48,10 @@ _SPAN_RESULT_KEYS = (
 _SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Step:
-    """One tool step, from a ToolCall or a TOOL span."""
+    """One tool step, from a ToolCall or a TOOL span. The text forms are
+    computed once per step (several rules read them)."""
 
     index: int
     name: str
@@ -59,11 +61,11 @@ class Step:
     started_at: str | None = None
     cost_usd: float | None = None
 
-    @property
+    @cached_property
     def output_text(self) -> str:
         return as_text(self.output)
 
-    @property
+    @cached_property
     def input_text(self) -> str:
         return as_text(self.input)
 
@@ -158,7 +160,23 @@ class EvalContext:
 
     @cached_property
     def output_terms(self) -> list[str]:
-        return content_terms(self.output)
+        if "```" in self.output:
+            return content_terms(self.output)
+        return terms_of_words(self.output_words)
+
+    @cached_property
+    def output_words(self) -> list[str]:
+        """``words(output)``: lowercase words, identifiers split (fences kept)."""
+        return words(self.output)
+
+    @cached_property
+    def input_words(self) -> list[str]:
+        return words(self.input or "")
+
+    @cached_property
+    def output_sentences(self) -> list[tuple[int, int]]:
+        """``split_sentences(output)``: sentence spans over the raw output."""
+        return split_sentences(self.output)
 
     # -- presence of inputs (SPEC §3.9) -----------------------------------
     def has(self, need: str) -> bool:

@@ -49,7 +49,8 @@ _SUGGESTIONS: dict[str, str] = {
     "no_hallucination_markers": "Only state what the supplied material supports.",
     "grounded_in_reads": "Cite only locations the agent actually read or was given.",
     "no_stub_output": "Deliver the work instead of placeholders or promises.",
-    "no_silent_tool_failure": "Say when a tool call failed instead of answering as if it succeeded.",
+    "no_silent_tool_failure"
+    "": "Say when a tool call failed instead of answering as if it succeeded.",
     "cost_under_threshold": "Reduce the run's cost below the threshold.",
     "verbosity_ratio": "Answer more concisely.",
     "no_tool_loop": "Stop repeating the same tool calls.",
@@ -77,6 +78,34 @@ def ruleset_hash(deployed: Sequence[CustomRuleDef] = ()) -> str:
     )
 
 
+# Provenance hashes depend only on their (immutable) inputs, so they are
+# computed once per distinct ruleset / config object rather than per call.
+_RULESET_HASHES: dict[tuple[CustomRuleDef, ...], str] = {}
+_CONFIG_HASH: list[tuple[EngineConfig, str]] = []
+
+
+def _ruleset_hash_cached(deployed: Sequence[CustomRuleDef]) -> str:
+    key = tuple(deployed)
+    try:
+        h = _RULESET_HASHES.get(key)
+    except TypeError:  # an unhashable definition: no caching
+        return ruleset_hash(deployed)
+    if h is None:
+        h = ruleset_hash(deployed)
+        if len(_RULESET_HASHES) >= 64:
+            _RULESET_HASHES.clear()
+        _RULESET_HASHES[key] = h
+    return h
+
+
+def _config_hash(config: EngineConfig) -> str:
+    if _CONFIG_HASH and _CONFIG_HASH[0][0] is config:
+        return _CONFIG_HASH[0][1]
+    h = _sha(config.canonical())
+    _CONFIG_HASH[:] = [(config, h)]
+    return h
+
+
 def _run_builtin(spec: RuleSpec, ctx: EvalContext) -> Outcome:
     for need in spec.requires:
         if not ctx.has(need):
@@ -98,6 +127,25 @@ def _inline_rules(raw: Sequence[Mapping[str, Any]]) -> list[CustomRuleDef | tupl
     return out
 
 
+# (rule, prior) -> (counts it was computed for, rounded prior, rounded interval)
+_INTERVALS: dict[tuple[str, float], tuple[object, float, tuple[float, ...]]] = {}
+
+
+def _rounded_interval(rule: str, pi_class: float, c: object) -> tuple[float, tuple[float, ...]]:
+    """``rule_ppv_interval`` rounded for publication, kept while the published
+    counts object is the same one (``figures.reload`` replaces it)."""
+    hit = _INTERVALS.get((rule, pi_class))
+    if hit is not None and hit[0] is c:
+        return hit[1], hit[2]
+    iv = rule_ppv_interval(rule, pi_class)
+    assert iv is not None
+    pi_r, rounded = r4(pi_class), tuple(r4(x) for x in iv)
+    if len(_INTERVALS) >= 4096:
+        _INTERVALS.clear()
+    _INTERVALS[(rule, pi_class)] = (c, pi_r, rounded)
+    return pi_r, rounded
+
+
 def _uncertainty(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
     if j.kind in ("policy", "judgment") or j.origin != "builtin":
         return (
@@ -109,12 +157,11 @@ def _uncertainty(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
     if c is None:
         return {"basis": "unmeasured", "why": "no published family"}
     if j.kind in ("detection", "inference"):
-        iv = rule_ppv_interval(j.name, pi_class)
-        assert iv is not None
+        pi_r, iv = _rounded_interval(j.name, pi_class, c)
         return {
             "basis": "published_accuracy",
             "fired": j.fired,
-            "prior": {"pi": r4(pi_class), "source": "default" if cfg.prior == 0.5 else "config"},
+            "prior": {"pi": pi_r, "source": "default" if cfg.prior == 0.5 else "config"},
             "corpus": {
                 "n": c.n,
                 "tp": c.tp,
@@ -125,8 +172,8 @@ def _uncertainty(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
                 "release": c.release,
                 "labelling": "same-model",
             },
-            "ppv": {"point": r4(iv[0]), "lo": r4(iv[1]), "hi": r4(iv[2])},
-            "missRate": {"point": r4(iv[3]), "lo": r4(iv[4]), "hi": r4(iv[5])},
+            "ppv": {"point": iv[0], "lo": iv[1], "hi": iv[2]},
+            "missRate": {"point": iv[3], "lo": iv[4], "hi": iv[5]},
         }
     return {"basis": "definition", "conformance": {"n": c.n, "matched": c.tp + c.tn}}
 
@@ -321,8 +368,8 @@ def evaluate(
         per_rule[k] = {"value": v, "source": "call"}
     provenance = {
         "irisVersion": config.iris_version,
-        "rulesetHash": ruleset_hash(deployed_rules),
-        "configHash": _sha(config.canonical()),
+        "rulesetHash": _ruleset_hash_cached(deployed_rules),
+        "configHash": _config_hash(config),
         "thresholds": {"default": config.default_threshold, "perRule": per_rule},
         "corpusVersion": figures.corpus_version(),
         "judgedAt": request.judged_at or config.judged_at,
@@ -353,6 +400,7 @@ def evaluate(
     }
     if request.eval_type is None:
         result["note"] = (
-            "eval_type was omitted: the default bundle set 'all' was used (every built-in bundle plus custom rules)."
+            "eval_type was omitted: the default bundle set 'all' was used (every built-in bundle "
+            "plus custom rules)."
         )
     return result

@@ -58,7 +58,8 @@ class EvaluationRequest:
             raise ValueError(f"eval_type {self.eval_type!r} is not one of {', '.join(EVAL_TYPES)}")
         if len(self.custom_rules) > MAX_INLINE_RULES:
             raise ValueError(
-                f"custom_rules: at most {MAX_INLINE_RULES} inline rules, got {len(self.custom_rules)}"
+                f"custom_rules: at most {MAX_INLINE_RULES} inline rules, got "
+                f"{len(self.custom_rules)}"
             )
 
     @classmethod
@@ -200,7 +201,7 @@ def span_from_dict(d: Mapping[str, Any]) -> Span:
 def _budget(v: Any) -> int | None:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 1:
         return None
-    return int(math.floor(v))
+    return math.floor(v)
 
 
 def trajectory_from_dict(d: Mapping[str, Any]) -> ExpectedTrajectory:

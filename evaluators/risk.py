@@ -74,6 +74,38 @@ def _point(
     return 1 - keep, q
 
 
+def _sampled_points(
+    dets: tuple[Detector, ...],
+    draws: dict[str, tuple[tuple[float, ...], tuple[float, ...]]],
+    pi: float,
+) -> list[float]:
+    """``_point(dets, rates_i, pi)[0]`` for every draw ``i``: the same
+    arithmetic in the same order, with the grouping done once, not per draw."""
+    by: dict[str, list[Detector]] = {}
+    for d in dets:
+        by.setdefault(d.cls, []).append(d)
+    groups = []
+    for ds in by.values():
+        fired = [d.name for d in ds if d.fired]
+        groups.append((fired, [d.name for d in ds]))
+    samples: list[float] = []
+    for i in range(DRAWS):
+        keep = 1.0
+        for fired, members in groups:
+            if fired:
+                v = max(ppv(draws[n][0][i], draws[n][1][i], pi) for n in fired)
+            else:
+                miss = pi
+                clean = 1 - pi
+                for n in members:
+                    miss *= 1 - draws[n][0][i]
+                    clean *= draws[n][1][i]
+                v = miss / (miss + clean) if miss + clean > 0 else 0.0
+            keep *= 1 - v
+        samples.append(1 - keep)
+    return samples
+
+
 @lru_cache(maxsize=4096)
 def estimate(dets: tuple[Detector, ...], prior: float, mode: str) -> Risk | None:
     dets = tuple(d for d in dets if figures.counts(d.name) is not None)
@@ -86,10 +118,7 @@ def estimate(dets: tuple[Detector, ...], prior: float, mode: str) -> Risk | None
     version = figures.corpus_version()
     names = sorted({d.name for d in dets})
     draws = {n: _draws(n, version) for n in names}
-    samples: list[float] = []
-    for i in range(DRAWS):
-        r = {n: (draws[n][0][i], draws[n][1][i]) for n in names}
-        samples.append(_point(dets, r, pi)[0])
+    samples = _sampled_points(dets, draws, pi)
     samples.sort()
     lo = min(samples[int(0.025 * DRAWS)], p)
     hi = max(samples[int(0.975 * DRAWS) - 1], p)

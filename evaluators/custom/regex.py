@@ -81,9 +81,8 @@ def nested_quantifier(pattern: str) -> bool:
                 return True
             if stack and (inner or quantified):
                 stack[-1] = True
-        elif ch in "*+" or (ch == "{" and re.match(r"\{\d+(?:,\d*)?\}", s[i:])):
-            if stack:
-                stack[-1] = True
+        elif stack and (ch in "*+" or (ch == "{" and re.match(r"\{\d+(?:,\d*)?\}", s[i:]))):
+            stack[-1] = True
         i += 1
     return False
 
@@ -99,7 +98,8 @@ def compile_user_pattern(pattern: Any, flags: Any = None) -> Any:
             raise RegexRefused(f"pattern uses {name}, which RE2 cannot run in linear time")
     if nested_quantifier(pattern):
         raise RegexRefused(
-            "pattern nests a quantifier inside a quantified group (e.g. (a+)+): catastrophic-backtracking shape refused"
+            "pattern nests a quantifier inside a quantified group (e.g. (a+)+): "
+            "catastrophic-backtracking shape refused"
         )
     opts = re2.Options()
     opts.log_errors = False

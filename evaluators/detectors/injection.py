@@ -18,17 +18,34 @@ pattern is linear (see :mod:`evaluators.detectors.injection_patterns`).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 from evaluators.detectors import injection_patterns as P
 from evaluators.detectors.findings import Candidate, Finding, finalize, normalized
+from evaluators.detectors.gates import GatedPattern, free_start, occurrences
 from evaluators.detectors.quotes import QuoteSpans
 from evaluators.text.normalize import NormalizedText
 
 INJECTION = "injection"
-_LEET = str.maketrans(
-    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "$": "s", "@": "a", "|": "l"}
+_LEET_MAP = {
+    "0": "o",
+    "1": "i",
+    "3": "e",
+    "4": "a",
+    "5": "s",
+    "7": "t",
+    "$": "s",
+    "@": "a",
+    "|": "l",
+}
+_LEET = str.maketrans(_LEET_MAP)
+_LEET_BYTES = bytes.maketrans(
+    "".join(_LEET_MAP).encode("ascii"), "".join(_LEET_MAP.values()).encode("ascii")
 )
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _PHRASE_PATTERNS = tuple(
-    (kind, P.build(tpl), detail, P.anchors(tpl)) for kind, tpl, detail in P.PHRASES
+    (kind, GatedPattern(P.build(tpl), P.gate_runs(tpl)), detail) for kind, tpl, detail in P.PHRASES
 )
 _CUE_WINDOW = 320
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "its", "your", "whose"})
@@ -47,12 +64,67 @@ def _line_start(norm: NormalizedText, pos: int) -> bool:
     return k < 0 or raw[k] in "\n\r\u2028\u2029"
 
 
+def _unleet(t: str) -> str:
+    """Fold leetspeak digits and symbols to letters.
+
+    ``str.translate`` is fast only on ASCII text; on anything else it looks up
+    every character in a dict. The fold only touches ASCII, so non-ASCII text
+    goes through ``bytes.translate`` on its UTF-8 form, which leaves multi-byte
+    sequences (all bytes >= 0x80) untouched.
+    """
+    if t.isascii():
+        return t.translate(_LEET)
+    return t.encode("utf-8").translate(_LEET_BYTES).decode("utf-8")
+
+
+def _machine_positions(t: str, compact: str) -> list[int]:
+    """Where a word naming a machine reader occurs (see ``P.MACHINE_LITERALS``)."""
+    out: list[int] = []
+    for lit in P.MACHINE_LITERALS:
+        if lit in compact:
+            out.extend(occurrences(t, lit, tolerant=True))
+    out.extend(occurrences(t, "-bot"))
+    for rx in P.MACHINE_WORD_RES:
+        out.extend(m.start() for m in free_start(rx, t, _LETTERS))
+    return out
+
+
+def _addressee_matches(t: str, compact: str) -> Iterator[re.Match[str]]:
+    """The ``ADDRESSEE_RE.finditer(t)`` matches that could name a machine reader.
+
+    A kept match contains a machine word, and no match runs across a character
+    outside ``P.ADDRESSEE_INTERIOR`` (':' ',' and dashes only end one). So the
+    text splits at those characters into segments that each start a fresh
+    search, and only segments holding a machine word are searched.
+    """
+    done = 0
+    n = len(t)
+    for p in sorted(_machine_positions(t, compact)):
+        if p < done:
+            continue
+        q = p
+        while q > done and t[q - 1] in P.ADDRESSEE_INTERIOR:
+            q -= 1
+        brk = P.ADDRESSEE_BREAK_RE.search(t, p)
+        end = brk.end() if brk is not None else n
+        pos = q
+        while pos < end:
+            m = P.ADDRESSEE_RE.search(t, pos, end)
+            if m is None:
+                break
+            full = P.ADDRESSEE_RE.match(t, m.start())
+            if full is None:
+                pos = m.start() + 1
+                continue
+            yield full
+            pos = max(full.end(), full.start() + 1)
+        done = max(end, pos)
+
+
 def _addressed(t: str, compact: str, norm: NormalizedText, quotes: QuoteSpans) -> list[Candidate]:
     out: list[Candidate] = []
-    if not any(n in compact for n in P.ADDRESSEE_NOUNS) and not P.AI_WORD_RE.search(t):
-        return out
     cue_at = -1  # last directive cue found; reused while it is still ahead in the window
-    for m in P.ADDRESSEE_RE.finditer(t):
+    for m in _addressee_matches(t, compact):
         s, e = m.start(), m.end()
         noun = m.group("noun").replace(" ", "")
         mods = set(m.group("mods").split())
@@ -90,13 +162,11 @@ def _addressed(t: str, compact: str, norm: NormalizedText, quotes: QuoteSpans) -
 
 def _phrases(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
     out: list[Candidate] = []
-    for kind, pattern, detail, gate in _PHRASE_PATTERNS:
-        if gate and not any(a in compact for a in gate):
-            continue  # no anchor word anywhere, even with spaces removed
-        for m in pattern.finditer(t):
+    for kind, pattern, detail in _PHRASE_PATTERNS:
+        for m in pattern.finditer(t, compact):
             if not quotes.covers(m.start(), m.end()):
                 out.append(Candidate(kind, INJECTION, m.start(), m.end(), detail, 10))
-    for m in P.AGENT_SHOULD_RE.finditer(t):
+    for m in P.AGENT_SHOULD.finditer(t, compact):
         if not quotes.covers(m.start(), m.end()):
             out.append(
                 Candidate(
@@ -111,7 +181,7 @@ def _phrases(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
     return out
 
 
-def _forged_system(t: str, norm: NormalizedText) -> list[Candidate]:
+def _forged_system(t: str, compact: str, norm: NormalizedText) -> list[Candidate]:
     out: list[Candidate] = []
     for m in P.SYSTEM_TAG_RE.finditer(t):
         out.append(
@@ -119,8 +189,8 @@ def _forged_system(t: str, norm: NormalizedText) -> list[Candidate]:
                 "forged_system", INJECTION, m.start(), m.end(), "forged system-role marker", 25
             )
         )
-    for pattern in (P.FORGED_LABEL_RE, P.LABEL_WORD_RE):
-        for m in pattern.finditer(t):
+    for pattern in (P.FORGED_LABEL, P.LABEL_WORD):
+        for m in pattern.finditer(t, compact):
             out.append(
                 Candidate(
                     "forged_system",
@@ -131,7 +201,7 @@ def _forged_system(t: str, norm: NormalizedText) -> list[Candidate]:
                     25,
                 )
             )
-    for m in P.SYSTEM_LINE_RE.finditer(t):
+    for m in P.SYSTEM_LINE.finditer(t, compact):
         s = m.start()
         before = t[max(0, s - 12) : s].rstrip(" ")
         if not (_line_start(norm, s) or before.endswith(("]", ">", "[", "#", "|"))):
@@ -170,7 +240,7 @@ def _directive_keys(t: str) -> list[Candidate]:
     return out
 
 
-def _hidden_blocks(t: str, quotes: QuoteSpans) -> list[Candidate]:
+def _hidden_blocks(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
     out: list[Candidate] = []
     scanned_to = -1
     for m in P.COMMENT_OPEN_RE.finditer(t):
@@ -193,6 +263,8 @@ def _hidden_blocks(t: str, quotes: QuoteSpans) -> list[Candidate]:
                 )
             )
     scanned_to = -1
+    if not any(lit in compact for lit in P.HIDDEN_STYLE_LITERALS):
+        return out
     for m in P.HIDDEN_STYLE_RE.finditer(t):
         if m.start() < scanned_to:
             continue
@@ -220,13 +292,13 @@ def _hidden_body_hits(body: str) -> bool:
         mods = set(m.group("mods").split())
         if noun in P.INHERENT_NOUNS or noun.endswith("-bot") or mods & P.MACHINE_MODS:
             return True
-    return any(pat.search(body) for _, pat, _, _ in _PHRASE_PATTERNS[:4])
+    return any(pat.rx.search(body) for _, pat, _ in _PHRASE_PATTERNS[:4])
 
 
-def _base64_execute(t: str, plain: str) -> list[Candidate]:
+def _base64_execute(t: str, compact: str, plain: str) -> list[Candidate]:
     """``plain`` is the view without leetspeak folding (so "base64" keeps its digits)."""
     out: list[Candidate] = []
-    for m in P.DECODE_RE.finditer(t):
+    for m in P.DECODE.finditer(t, compact):
         lo, hi = max(0, m.start() - 80), min(len(t), m.end() + 160)
         if P.BASE64_CUE_RE.search(plain, lo, hi) and P.EXECUTE_RE.search(t, m.end(), hi):
             out.append(
@@ -262,16 +334,16 @@ def _exfil_images(t: str) -> list[Candidate]:
 def find_injection(raw: str) -> list[Finding]:
     """Injection-shaped spans in ``raw``: sorted by start, non-overlapping."""
     norm = normalized(raw)
-    t = norm.text.translate(_LEET)
+    t = _unleet(norm.text)
     quotes = QuoteSpans(t)
     compact = t.replace(" ", "")
     cands = (
         _phrases(t, compact, quotes)
         + _addressed(t, compact, norm, quotes)
-        + _forged_system(t, norm)
+        + _forged_system(t, compact, norm)
         + _directive_keys(t)
-        + _hidden_blocks(t, quotes)
-        + _base64_execute(t, norm.text)
+        + _hidden_blocks(t, compact, quotes)
+        + _base64_execute(t, compact, norm.text)
         + _exfil_images(t)
     )
     return finalize(norm, cands)

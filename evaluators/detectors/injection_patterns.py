@@ -12,57 +12,125 @@ from __future__ import annotations
 
 import re
 
+from evaluators.detectors.gates import GatedPattern
+
 _GAP = "(?:(?!my )[a-z'\\-]{2,20} )"
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789'")
 
 
-def _slots(template: str) -> list[tuple[str, ...]]:
-    """Required top-level slots of a template, each as its literal alternatives."""
-    slots: list[tuple[str, ...]] = []
-    i = 0
-    n = len(template)
+_SPECIAL = frozenset("()[]?~|")
+
+
+def _group_end(template: str, i: int) -> int:
+    """Index of the bracket closing the one opened at ``i``."""
+    depth = 0
+    for j in range(i, len(template)):
+        if template[j] in "([":
+            depth += 1
+        elif template[j] in ")]":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError(f"unbalanced template: {template!r}")
+
+
+def _split_top(body: str) -> list[str]:
+    """Alternatives of a group body, split on top-level ``|``."""
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in body:
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "|" and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _literal_prefixes(alt: str, limit: int = 32) -> tuple[tuple[str, ...], bool]:
+    """Space-free literals one of which an alternative always starts with, and
+    whether they were cut short (at an optional piece, a gap or a class)."""
+    outs: tuple[str, ...] = ("",)
+    i, n = 0, len(alt)
+    while i < n:
+        ch = alt[i]
+        if ch == "(":
+            j = _group_end(alt, i)
+            if j + 1 < n and alt[j + 1] == "?":
+                return outs, True
+            subs = [_literal_prefixes(a, limit) for a in _split_top(alt[i + 1 : j])]
+            words = tuple(dict.fromkeys(w for ws, _ in subs for w in ws))
+            if len(outs) * len(words) > limit:
+                return outs, True
+            outs = tuple(o + w for o in outs for w in words)
+            if any(cut for _, cut in subs):
+                return outs, True
+            i = j + 1
+        elif ch in _SPECIAL or (i + 1 < n and alt[i + 1] == "?"):
+            return outs, True
+        else:
+            if ch != " ":
+                outs = tuple(o + ch for o in outs)
+            i += 1
+    return outs, False
+
+
+def gate_runs(template: str, max_alts: int = 32) -> list[tuple[str, ...]]:
+    """Literal runs every match of ``template`` contains, as they read with spaces removed.
+
+    A run is a tuple of alternatives one of which must occur in the space-free
+    text for the template to match: consecutive required words are joined
+    ("you are now" -> "youarenow"), optional parts and gaps end a run, and a
+    group contributes its alternatives (each cut at its first optional piece).
+    Only single literals are joined, so a run never has more alternatives than
+    the group it came from.
+    """
+    runs: list[tuple[str, ...]] = []
+    cur: tuple[str, ...] = ("",)
+
+    def close() -> None:
+        nonlocal cur
+        if all(cur):
+            runs.append(cur)
+        cur = ("",)
+
+    i, n = 0, len(template)
     while i < n:
         ch = template[i]
-        if ch == "(":
-            depth, j = 0, i
-            while j < n:
-                depth += template[j] == "("
-                depth -= template[j] == ")"
-                if depth == 0:
-                    break
-                j += 1
+        if ch in "([":
+            j = _group_end(template, i)
             body, i = template[i + 1 : j], j + 1
+            optional = i < n and template[i] == "?"
+            i += optional
+            if ch == "[" or optional:
+                close()
+                continue
+            alts = [_literal_prefixes(a) for a in _split_top(body)]
+            words = tuple(dict.fromkeys(w for ws, _ in alts for w in ws))
+            if not all(words):
+                close()
+                continue
+            if len(words) > 1 or len(cur) > 1:
+                close()  # joining would multiply the checks: start a new run
+            if len(words) <= max_alts:
+                cur = tuple(c + w for c in cur for w in words)
+            if any(cut for _, cut in alts):
+                close()
+        elif ch == "~" or (i + 1 < n and template[i + 1] == "?"):
+            i += 1
             if i < n and template[i] == "?":
                 i += 1
-                continue
-            if "(" in body or "~" in body:
-                continue
-            slots.append(tuple(re.sub(r".\?", "", a).replace(" ", "") for a in body.split("|")))
-        elif ch.isalpha():
-            j = i
-            while j < n and (template[j].isalpha() or template[j] == "'"):
-                j += 1
-            word, i = template[i:j], j
-            if i < n and template[i] == "?":
-                word, i = word[:-1], i + 1
-            slots.append((word,))
+            close()
         else:
+            if ch != " ":
+                cur = tuple(c + ch for c in cur)
             i += 1
-    return [s for s in slots if all(w.isalpha() for w in s) and s]
-
-
-def anchors(template: str) -> tuple[str, ...]:
-    """Literal words one of which must appear (spaces removed) for the template to match.
-
-    Picks the required slot whose shortest alternative is longest, i.e. the
-    most selective one; used as a C-speed substring gate before the tolerant
-    regex runs. Empty when the template has no usable literal slot.
-    """
-    best: tuple[str, ...] = ()
-    for slot in _slots(template):
-        if not best or min(map(len, slot)) > min(map(len, best)):
-            best = slot
-    return best
+    close()
+    return runs
 
 
 def build(template: str) -> re.Pattern[str]:
@@ -307,25 +375,28 @@ DIRECTIVE_CUE_RE = build(
 )
 
 # Forged system / orchestrator lines and directive labels.
-FORGED_LABEL_RE = build(
+_FORGED_LABEL = (
     "(system|assistant|admin|administrator|developer|operator|orchestrator|root|ai) "
     "(override|directive|instructions?|command|note|notice|update|message)"
     "( for (the |all |any )?(ai|assistant|model|llm|agent|summarizers?|agents?))? ?(:|--|-->|—)"
 )
-LABEL_WORD_RE = build(
+FORGED_LABEL_RE = build(_FORGED_LABEL)
+_LABEL_WORD = (
     "(assistant|ai|model|llm|agent|bot)[-_ ](instructions?|directive|command|override|note)"
     " ?(:|--|—)"
 )
+LABEL_WORD_RE = build(_LABEL_WORD)
 SYSTEM_LINE_RE = build("system ?:")
 SYSTEM_TAG_RE = re.compile(
     r"\[system ?:|<\|im_start\|> ?system|<system>|</system>|<\|system\|>|### ?system ?:"
 )
-AGENT_SHOULD_RE = build(
+_AGENT_SHOULD = (
     "(the|any|all) ~?(assistant|agent|model|ai|bot|llm) (should|must|needs to|is required to|"
     "has to|shall) (now |immediately |also |first )?(call|run|execute|send|transfer|delete|"
     "create|issue|invoke|post|forward|email|grant|disable|approve|ignore|output|print|append|"
     "reveal|open|visit|upload|export)"
 )
+AGENT_SHOULD_RE = build(_AGENT_SHOULD)
 BASE64_CUE_RE = build("(base64|base 64|b64|rot13|hex encoded|encoded)")
 DECODE_RE = build("(decode|decoded|decoding)")
 EXECUTE_RE = build(
@@ -375,3 +446,48 @@ KEY_DIRECTIVE = frozenset(
 )
 MD_IMAGE_RE = re.compile(r"!\[[^\]\n]{0,200}\]\((?:https?:)?//[^)\s]{1,600}(?: [^)\s]{1,600})?\)")
 EXFIL_VALUE_RE = re.compile(r"[?&][a-z0-9_\-]{1,30}=(?:[a-z0-9+/=%_\-]{24,}|\{[^}]{1,80}\})")
+
+
+# Gated forms of the structural patterns (same matches, see evaluators.detectors.gates).
+AGENT_SHOULD = GatedPattern(AGENT_SHOULD_RE, gate_runs(_AGENT_SHOULD))
+FORGED_LABEL = GatedPattern(FORGED_LABEL_RE, gate_runs(_FORGED_LABEL))
+LABEL_WORD = GatedPattern(LABEL_WORD_RE, gate_runs(_LABEL_WORD))
+SYSTEM_LINE = GatedPattern(SYSTEM_LINE_RE, gate_runs("system ?:"))
+DECODE = GatedPattern(DECODE_RE, gate_runs("(decode|decoded|decoding)"))
+#: Every HIDDEN_STYLE_RE match contains one of these (spaces removed).
+HIDDEN_STYLE_LITERALS = (
+    "display:none",
+    "visibility:hidden",
+    "font-size:0",
+    "[whitetext",
+    "color:#fff",
+    "color:white",
+    "opacity:0",
+)
+
+# A machine reader is named by one of these words (any ADDRESSEE_RE match the
+# detector keeps contains one): long ones are tested on the space-free text,
+# short ones must stand as words.
+MACHINE_LITERALS = (
+    "assistant",
+    "model",
+    "llm",
+    "chatbot",
+    "copilot",
+    "gpt",
+    "claude",
+    "gemini",
+    "auto",
+    "language",
+    "machine",
+    "robot",
+)
+MACHINE_WORD_RES = (
+    re.compile(r"a ?i(?![a-z])"),
+    re.compile(r"ml(?![a-z])"),
+    re.compile(r"b ?o ?t(?: ?s)?(?![a-z])"),
+)
+#: Characters that can sit inside an ADDRESSEE_RE match (anything else ends one;
+#: ':' ',' and dashes only as its last character).
+ADDRESSEE_INTERIOR = frozenset("abcdefghijklmnopqrstuvwxyz0123456789' -")
+ADDRESSEE_BREAK_RE = re.compile(r"[^a-z0-9' \-]")

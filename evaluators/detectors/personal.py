@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from evaluators.detectors.checks import iban_ok, luhn_ok, ssn_ok
 from evaluators.detectors.findings import Candidate
+from evaluators.detectors.gates import free_start, windowed_finditer
 from evaluators.detectors.scan import ALNUM, scan_left
 
 PII = "pii"
@@ -172,12 +173,18 @@ class _Group:
         self.sep = sep  # separator text before this group ("" for the first)
 
 
-def _clusters(t: str) -> Iterator[tuple[str, list[_Group]]]:
+# A run of digits and separators long enough to hold 8 digits. Every shape below
+# needs at least 8 digits (international phone), and a cluster never leaves
+# the run of digit and separator characters it starts in.
+_NUMBER_RUN_RE = re.compile(r"\d[\d .()\-]{7,}")
+
+
+def _clusters(t: str, lo: int = 0, hi: int | None = None) -> Iterator[tuple[str, list[_Group]]]:
     """Yield (prefix char, groups) for runs of digit groups joined by <=3 separator chars."""
     groups: list[_Group] = []
     prefix = ""
     prev_end = -10
-    for m in _DIGITS_RE.finditer(t):
+    for m in _DIGITS_RE.finditer(t, lo, len(t) if hi is None else hi):
         s, e = m.start(), m.end()
         gap = t[prev_end:s] if groups else ""
         if (
@@ -288,7 +295,14 @@ def _card_ok(digits: str) -> bool:
 def find_numbers(t: str) -> list[Candidate]:
     """Phones, SSNs and card numbers from digit clusters."""
     out: list[Candidate] = []
-    for prefix, groups in _clusters(t):
+    for run in _NUMBER_RUN_RE.finditer(t):
+        _classify_run(t, run.start(), run.end(), out)
+    return out
+
+
+def _classify_run(t: str, lo: int, hi: int, out: list[Candidate]) -> None:
+    """Append the phones, SSNs and cards among the digit clusters of ``t[lo:hi]``."""
+    for prefix, groups in _clusters(t, lo, hi):
         if prefix == "x":
             groups_ok = groups
             # a glued first group can still be followed by a real number: drop it
@@ -330,7 +344,6 @@ def find_numbers(t: str) -> list[Candidate]:
                         s = c.start - 1
                     out.append(Candidate(c.kind, c.category, s, c.end, c.detail, c.priority))
                     taken_until = c.end
-    return out
 
 
 # --- IBAN ------------------------------------------------------------------------
@@ -414,20 +427,32 @@ _DOC_IBANS = frozenset(
     }
 )
 _IBAN_CUE_RE = re.compile(r"(?<![a-z])(?:iban|bank account|account (?:no|number))(?![a-z])")
-_IBAN_START_RE = re.compile(r"(?<![a-z0-9])[a-z]{2}\d{2}")
+# The check digits of an IBAN, followed by enough characters for the shortest
+# one (15: two letters, two digits, 11 more). Led by a digit so ``re`` skips
+# ahead in C; the two letters and the boundary before them are checked after.
+_IBAN_DIGITS_RE = re.compile(r"\d\d(?=[a-z0-9 ]{11})")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _iban_starts(t: str) -> Iterator[int]:
+    """Starts of ``(?<![a-z0-9])[a-z]{2}\\d{2}`` in ``t`` that leave room for an IBAN."""
+    for m in _IBAN_DIGITS_RE.finditer(t):
+        s = m.start() - 2
+        if s >= 0 and t[s] in _LOWER and t[s + 1] in _LOWER and (s == 0 or t[s - 1] not in ALNUM):
+            yield s
 
 
 def find_ibans(t: str) -> list[Candidate]:
     """Country-aware IBANs (length table + mod-97), written solid or in groups of four."""
     out: list[Candidate] = []
     n = len(t)
-    for m in _IBAN_START_RE.finditer(t):
-        cc = t[m.start() : m.start() + 2].upper()
+    for start in _iban_starts(t):
+        cc = t[start : start + 2].upper()
         want = _IBAN_LENGTHS.get(cc)
         if want is None:
             continue
         chars: list[str] = []
-        j = m.start()
+        j = start
         spaces = 0
         while j < n and len(chars) < want:
             c = t[j]
@@ -445,17 +470,23 @@ def find_ibans(t: str) -> list[Candidate]:
             continue
         if iban_ok(iban):
             detail = f"IBAN ({cc} bank account, mod-97 valid)"
-        elif _IBAN_CUE_RE.search(t, max(0, m.start() - 24), m.start()):
+        elif _IBAN_CUE_RE.search(t, max(0, start - 24), start):
             detail = f"IBAN-labelled {cc} account number (checksum does not verify)"
         else:
             continue
-        out.append(Candidate("iban", PII, m.start(), j, detail, 25))
+        out.append(Candidate("iban", PII, start, j, detail, 25))
     return out
 
 
 # --- IP addresses -----------------------------------------------------------------
 _IPV4_RE = re.compile(r"(?<![0-9a-z.])\d{1,3}\.\d{1,3}\.?\s?\d{0,3}\.\s?\d{1,3}(?:\.\d{1,3})?")
+_IPV4_WIDTH = 3 + 1 + 3 + 1 + 1 + 3 + 1 + 1 + 3 + 4
+# A dot followed by a digit: every IPv4 match contains one (found by a '.'-led search).
+_IPV4_GATE_RE = re.compile(r"\.\d")
 _IPV6_RE = re.compile(r"(?<![0-9a-z:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![0-9a-z:])")
+_IPV6_WIDTH = 4 + 7 * 5
+# Two colons at most four hex digits apart: every IPv6 match contains one.
+_IPV6_GATE_RE = re.compile(r":[0-9a-f]{0,4}:")
 _PUBLIC_RESOLVERS = frozenset(
     {"8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9", "208.67.222.222", "208.67.220.220"}
 )
@@ -464,7 +495,8 @@ _PUBLIC_RESOLVERS = frozenset(
 def find_ips(t: str) -> list[Candidate]:
     """Public IPv4 and IPv6 addresses; private, reserved and documentation ranges pass."""
     out: list[Candidate] = []
-    for m in _IPV4_RE.finditer(t):
+    dots = [g.start() for g in _IPV4_GATE_RE.finditer(t)]
+    for m in windowed_finditer(_IPV4_RE, t, dots, _IPV4_WIDTH, pad=2) if dots else ():
         text = m.group().replace(" ", "")
         parts = text.split(".")
         if len(parts) != 4 or not all(parts) or m.group().count(" ") > 1:
@@ -486,7 +518,8 @@ def find_ips(t: str) -> list[Candidate]:
         if not ip.is_global or str(ip) in _PUBLIC_RESOLVERS:
             continue
         out.append(Candidate("ip_address", PII, m.start(), end, "public IPv4 address", 12))
-    for m in _IPV6_RE.finditer(t):
+    gates = [g.start() for g in _IPV6_GATE_RE.finditer(t)]
+    for m in windowed_finditer(_IPV6_RE, t, gates, _IPV6_WIDTH, pad=6) if gates else ():
         text = m.group()
         hexdigits = sum(c != ":" for c in text)
         if hexdigits < 8 or ("::" not in text and text.count(":") != 7):
@@ -502,9 +535,12 @@ def find_ips(t: str) -> list[Candidate]:
 
 
 # --- contextual: DOB, MRN, passport -----------------------------------------------
+# Cue patterns start at a letter boundary, checked by free_start (see gates);
+# each is only searched when one of its literal gates occurs.
 _DOB_CUE_RE = re.compile(
-    r"(?<![a-z])(?:dob|d\.o\.b\.?|date of birth|birth ?date|born(?: on)?|birthday)(?![a-z])"
+    r"(?:dob|d\.o\.b\.?|date of birth|birth ?date|born(?: on)?|birthday)(?![a-z])"
 )
+_DOB_GATES = ("dob", "d.o.b", "birth", "born")
 _MONTHS = (
     "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april"
     "|june|july|august|september|october|november|december"
@@ -514,26 +550,31 @@ _DATE_RE = re.compile(
     rf"|(?:{_MONTHS})\.? ?\d{{1,2}}(?:st|nd|rd|th)?,? ?\d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})\.?,? ?\d{{4}})"
 )
-_MRN_CUE_RE = re.compile(
-    r"(?<![a-z])(?:mrn|medical record (?:number|no\.?|#))(?![a-z])[\s:#.\"'=]{0,4}"
-)
+_MRN_CUE_RE = re.compile(r"(?:mrn|medical record (?:number|no\.?|#))(?![a-z])[\s:#.\"'=]{0,4}")
+_MRN_GATES = ("mrn", "medical record")
 _MRN_VALUE_RE = re.compile(r"[a-z0-9-]{6,14}(?![a-z0-9])")
-_PASSPORT_CUE_RE = re.compile(r"(?<![a-z])passport(?![a-z])")
+_PASSPORT_CUE_RE = re.compile(r"passport(?![a-z])")
 _PASSPORT_VALUE_RE = re.compile(r"(?<![a-z0-9])(?:[a-z]\d{8}|\d{9}|[a-z]{2}\d{7})(?![a-z0-9])")
+
+
+def _cues(t: str, rx: re.Pattern[str], gates: tuple[str, ...]) -> Iterator[re.Match[str]]:
+    """``(?<![a-z])rx`` matches, searched only when a literal every match contains occurs."""
+    if any(g in t for g in gates):
+        yield from free_start(rx, t, _LOWER)
 
 
 def find_contextual(t: str) -> list[Candidate]:
     """Values that are only personal data next to a label: DOB, MRN, passport number."""
     out: list[Candidate] = []
-    for m in _DOB_CUE_RE.finditer(t):
+    for m in _cues(t, _DOB_CUE_RE, _DOB_GATES):
         d = _DATE_RE.search(t, m.end(), min(len(t), m.end() + 30))
         if d is not None and not t[m.end() : d.start()].strip(" :\"'=,-()is"):
             out.append(Candidate("dob", PII, d.start(), d.end(), "date of birth", 18))
-    for m in _MRN_CUE_RE.finditer(t):
+    for m in _cues(t, _MRN_CUE_RE, _MRN_GATES):
         v = _MRN_VALUE_RE.match(t, m.end())
         if v is not None and any(c.isdigit() for c in v.group()):
             out.append(Candidate("mrn", PII, v.start(), v.end(), "medical record number", 18))
-    for m in _PASSPORT_CUE_RE.finditer(t):
+    for m in _cues(t, _PASSPORT_CUE_RE, ("passport",)):
         v = _PASSPORT_VALUE_RE.search(t, m.end(), min(len(t), m.end() + 40))
         if v is not None:
             out.append(Candidate("passport", PII, v.start(), v.end(), "passport number", 18))
@@ -546,8 +587,9 @@ _SUFFIXES = (
     "|way|place|pl|circle|cir|parkway|pkwy|highway|hwy|square|sq|trail|trl|grove|row"
     "|alley|close|crescent|cres|walk|plaza|loop|run|path|pike"
 )
+# Starts at a digit not following [a-z0-9.,-/] (checked by free_start).
 _STREET_RE = re.compile(
-    r"(?<![a-z0-9.,\-/])\d{1,5}[a-z]? (?:(?:rue|via|calle|avenida|chemin|strada|rua) "
+    r"\d{1,5}[a-z]? (?:(?:rue|via|calle|avenida|chemin|strada|rua) "
     r"(?:[a-z'\-]{1,20} ){0,4}?[a-z'\-]{2,20}"
     rf"|(?:[a-z'\-]{{2,20}} ){{1,4}}(?:{_SUFFIXES})\.?)(?![a-z])"
 )
@@ -559,12 +601,34 @@ _ZIP_RE = re.compile(
     rf"(?<![a-z0-9])(?:(?:{_STATES}),? \d{{5}}(?:-\d{{4}})?|zip(?: code)?:? \d{{5}})"
     r"(?![0-9])"
 )
+# The part of _ZIP_RE before its digits, ending where the search is cut off.
+_ZIP_HEAD_RE = re.compile(rf"(?<![a-z0-9])(?:(?:{_STATES}),? |zip(?: code)?:? )\Z")
+
+
+_STREET_NOT_AFTER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.,-/")
+_FIVE_DIGITS_RE = re.compile(r"\d{5}")
+
+
+def _may_have_zip(t: str) -> bool:
+    """Whether ``_ZIP_RE`` can match anywhere, even in a search cut off after the digits.
+
+    Its five digits start a digit run (a space or ':' precedes them), and every
+    run start is a ``_FIVE_DIGITS_RE`` match start; the head before them is at
+    most 10 characters ("zip code: ").
+    """
+    for m in _FIVE_DIGITS_RE.finditer(t):
+        p = m.start()
+        if _ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None:
+            return True
+    return False
 
 
 def find_addresses(t: str) -> list[Candidate]:
     """A numbered street followed, within a short distance, by a state + ZIP (or 'zip NNNNN')."""
     out: list[Candidate] = []
-    for m in _STREET_RE.finditer(t):
+    if not _may_have_zip(t):
+        return out  # no ZIP code, so no address
+    for m in free_start(_STREET_RE, t, _STREET_NOT_AFTER):
         z = _ZIP_RE.search(t, m.end(), min(len(t), m.end() + 140))
         if z is None:
             continue

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from evaluators.detectors.checks import char_classes, is_placeholder, looks_random
 from evaluators.detectors.findings import Candidate, mask
+from evaluators.detectors.gates import GatedPattern, free_start, occurrences
 from evaluators.detectors.scan import ALNUM, B64URL, TOKEN, Reach, boundary_after, scan_token
 
 CREDENTIAL = "credential"
@@ -77,6 +78,49 @@ _PREFIX_RE = re.compile(
     r"(?<![a-z0-9_\-])(?:" + "|".join(f"(?P<{g}>{p})" for g, (p, _) in _SPECS.items()) + ")"
 )
 
+# Literals that locate every prefix above: (regex or literal, offset of the prefix
+# start before it). A literal-led search jumps between occurrences in C, where
+# the alternation above would be tried at every character of the text.
+_PREFIX_LOCATORS: tuple[tuple[re.Pattern[str] | str, int], ...] = (
+    (re.compile(r"a(?:kia|sia|bia|cca|gpa|ida|ipa|npa|nva|roa|pka|sca|iza)"), 0),
+    (re.compile(r"gh[pousr]_"), 0),
+    (re.compile(r"xox[abprse]-"), 0),
+    ("github_pat_", 0),
+    ("glpat-", 0),
+    ("hooks.slack.com/services/", 0),
+    ("_live_", 2),
+    ("sk-", 0),
+    ("sg.", 0),
+    ("npm_", 0),
+    ("_v1_", 3),
+    ("key-", 0),
+    ("hf_", 0),
+    ("pypi-", 0),
+    ("eaa", 0),
+    ("eyj", 0),
+)
+
+
+def _prefix_matches(t: str) -> list[re.Match[str]]:
+    """Exactly ``_PREFIX_RE.finditer(t)``, evaluated only where a prefix literal occurs."""
+    starts: set[int] = set()
+    for loc, back in _PREFIX_LOCATORS:
+        if isinstance(loc, str):
+            starts.update(i - back for i in occurrences(t, loc) if i >= back)
+        else:
+            starts.update(m.start() for m in loc.finditer(t))
+    out: list[re.Match[str]] = []
+    last = 0
+    for p in sorted(starts):
+        if p < last:
+            continue
+        m = _PREFIX_RE.match(t, p)
+        if m is not None:
+            out.append(m)
+            last = m.end()
+    return out
+
+
 # The jwt.io homepage token is published documentation, not a credential.
 _PUBLIC_JWT_SIGNATURES = ("sflkxwrjsmekkf2qt4fwpmejf36pok6yjv_adqssw5c",)
 _DOC_CONTEXT = ("jwt.io", "your-256-bit-secret", "example token", "sample token")
@@ -85,7 +129,7 @@ _DOC_CONTEXT = ("jwt.io", "your-256-bit-secret", "example token", "sample token"
 def _vendor_tokens(t: str) -> list[Candidate]:
     out: list[Candidate] = []
     reaches: dict[str, Reach] = {}
-    for m in _PREFIX_RE.finditer(t):
+    for m in _prefix_matches(t):
         group = m.lastgroup
         if group is None:
             continue
@@ -137,6 +181,10 @@ _ASSIGN_RE = re.compile(
     r"|auth[_\-]?key|private[_\-]?key|accountkey|sharedaccesskey|credentials?)"
     r"[a-z0-9_\-]{0,20})[\"'`]? ?(?:=>|:=|=|:) ?[\"'`]?"
 )
+# Every key word above contains one of these.
+_ASSIGN = GatedPattern(
+    _ASSIGN_RE, [("pass", "pwd", "secret", "token", "key", "credential")], tolerant=False, min_len=3
+)
 _VALUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.~+/=!@#$%^&*?")
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "pwd")
 _HASH_PREFIXES = ("$2a$", "$2b$", "$2y$", "$argon2", "$pbkdf2", "$6$", "$5$", "sha256:")
@@ -153,7 +201,7 @@ def _value_ok(word: str, key: str, value: str) -> bool:
 def _assignments(t: str) -> list[Candidate]:
     out: list[Candidate] = []
     reach = Reach()
-    for m in _ASSIGN_RE.finditer(t):
+    for m in _ASSIGN.finditer(t, t):
         if reach.seen(m.start()):
             continue
         word = m.group("word").replace("-", "_")
@@ -212,13 +260,13 @@ def _url_tokens(t: str) -> list[Candidate]:
     return out
 
 
-_BEARER_RE = re.compile(r"(?<![a-z0-9])bearer ")
+_BEARER_RE = re.compile(r"bearer ")  # must not follow [a-z0-9]: see free_start
 
 
 def _bearer(t: str) -> list[Candidate]:
     out: list[Candidate] = []
     reach = Reach()
-    for m in _BEARER_RE.finditer(t):
+    for m in free_start(_BEARER_RE, t, ALNUM):
         if reach.seen(m.start()):
             continue
         got = scan_token(
@@ -234,11 +282,12 @@ def _bearer(t: str) -> list[Candidate]:
 
 
 _URL_CRED_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,15}://[a-z0-9._~%\-]{1,64}:")
+_URL_CRED = GatedPattern(_URL_CRED_RE, [("://",)], tolerant=False, min_len=3)
 
 
 def _url_credentials(t: str) -> list[Candidate]:
     out: list[Candidate] = []
-    for m in _URL_CRED_RE.finditer(t):
+    for m in _URL_CRED.finditer(t, t):
         j = m.end()
         k = j
         limit = min(len(t), j + 128)
@@ -285,9 +334,11 @@ def _pem_blocks(t: str) -> list[Candidate]:
 
 # Seed phrases ---------------------------------------------------------------------
 _SEED_CUE_RE = re.compile(
-    r"(?<![a-z])(?:(?:seed|recovery|mnemonic|backup|secret|wallet) (?:phrase|words|sentence)"
+    r"(?:(?:seed|recovery|mnemonic|backup|secret|wallet) (?:phrase|words|sentence)"
     r"|mnemonic|seed)(?![a-z])"
-)
+)  # must not follow a letter: see free_start
+_SEED_GATES = ("seed", "mnemonic", " phrase", " words", " sentence")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _SEED_WORD_RE = re.compile(r"[a-z0-9]{1,8}")
 _STOPWORDS = frozenset(
     [
@@ -362,7 +413,9 @@ _STOPWORDS = frozenset(
 def _seed_phrases(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candidate]:
     out: list[Candidate] = []
     last_end = -1
-    for m in _SEED_CUE_RE.finditer(t):
+    if not any(g in t for g in _SEED_GATES):
+        return out
+    for m in free_start(_SEED_CUE_RE, t, _LETTERS):
         if m.start() < last_end:
             continue  # already inside a window scanned from an earlier cue
         last_end = min(len(t), m.end() + 600)

@@ -46,21 +46,37 @@ _ABBREV = frozenset(
 _END = re.compile(r"[.!?]+(?=[\s\"')\]]|$|(?<=[a-z][.!?])[A-Z][a-z])")
 
 
+# A character that makes a stretch a sentence rather than punctuation/space.
+_CONTENT = re.compile(r"[^ \t\r\n.!?]")
+_LAST_WORD_WINDOW = 32
+
+
+def _last_word(text: str, start: int, end: int) -> str:
+    """``text[start:end].rsplit(None, 1)[-1]`` (or ``""``) without copying
+    the whole stretch: a window that holds whitespace before its last word
+    holds all of that word."""
+    lo = max(start, end - _LAST_WORD_WINDOW)
+    parts = text[lo:end].rsplit(None, 1)
+    if lo > start and len(parts) < 2:
+        parts = text[start:end].rsplit(None, 1)
+    return parts[-1] if parts else ""
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Return ``(start, end)`` spans of non-empty sentences in ``text``."""
     spans: list[tuple[int, int]] = []
     start = 0
+    content = _CONTENT.search
     for m in _END.finditer(text):
         end = m.end()
         if m.group(0) == ".":
-            before = text[start : m.start()].rsplit(None, 1)
-            last = before[-1].lower().rstrip(".") if before else ""
+            last = _last_word(text, start, m.start()).lower().rstrip(".")
             if last in _ABBREV or (len(last) == 1 and last.isalpha()):
                 continue
-        if text[start:end].strip(" \t\r\n.!?"):
+        if content(text, start, end):
             spans.append(_trim(text, start, end))
         start = end
-    if text[start:].strip(" \t\r\n.!?"):
+    if content(text, start):
         spans.append(_trim(text, start, len(text)))
     return spans
 

@@ -318,18 +318,40 @@ def strip_fences(text: str) -> str:
     return _FENCE.sub(" ", text) if "```" in text else text
 
 
+# Token -> its lowercase words. Natural text repeats a small vocabulary, so
+# each distinct token is split once per process; the cache is bounded.
+_TOKEN_WORDS: dict[str, tuple[str, ...]] = {}
+_TOKEN_CACHE_MAX = 65536
+
+
+def _split_token(tok: str) -> tuple[str, ...]:
+    core = tok.strip("'")
+    if not core:
+        parts: tuple[str, ...] = ()
+    elif core.isalpha() and (core.islower() or core[1:].islower()):
+        parts = (core.lower(),)
+    else:
+        parts = tuple(p.lower() for p in _CAMEL.findall(core) if not p.isdigit())
+    if len(_TOKEN_WORDS) < _TOKEN_CACHE_MAX:
+        _TOKEN_WORDS[tok] = parts
+    return parts
+
+
 def words(text: str) -> list[str]:
     """Split text (and code identifiers inside it) into lowercase words."""
     out: list[str] = []
-    for m in _WORD.finditer(text):
-        tok = m.group(0).strip("'")
-        if not tok:
-            continue
-        if tok.isalpha() and (tok.islower() or tok[1:].islower()):
-            out.append(tok.lower())
-        else:
-            out.extend(p.lower() for p in _CAMEL.findall(tok) if not p.isdigit())
+    cache = _TOKEN_WORDS
+    for tok in _WORD.findall(text):
+        parts = cache.get(tok)
+        if parts is None:
+            parts = _split_token(tok)
+        out += parts
     return out
+
+
+def terms_of_words(ws: list[str]) -> list[str]:
+    """Stemmed content terms of an already-split word list (see :func:`words`)."""
+    return [stem(w) for w in ws if len(w) > 2 and w not in STOPWORDS]
 
 
 @lru_cache(maxsize=8192)

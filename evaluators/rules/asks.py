@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from evaluators.lexical.terms import STOPWORDS, stem, words
 
@@ -107,7 +108,7 @@ def _ascending(markers: list[str]) -> bool:
             vals.append(ord(mk) - 96)
         else:
             vals.append({"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}.get(mk, 0))
-    return all(b == a + 1 for a, b in zip(vals, vals[1:], strict=False)) and vals[0] == 1
+    return all(b == a + 1 for a, b in pairwise(vals)) and vals[0] == 1
 
 
 def measurable(part: AskPart) -> bool:

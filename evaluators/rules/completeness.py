@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import suppress
 from typing import Any
 
 import jsonschema
@@ -49,7 +50,7 @@ def non_empty_output(ctx: EvalContext) -> Outcome:
 
 def sentence_count(ctx: EvalContext) -> Outcome:
     minimum, src = ctx.threshold("min_sentences")
-    n = len(split_sentences(ctx.output))
+    n = len(ctx.output_sentences)
     ok = n >= minimum
     return Outcome(
         passed=ok,
@@ -99,7 +100,7 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     meas = [p for p in parts if asks.measurable(p)]
     if len(meas) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
-    out_words = set(words(ctx.output))
+    out_words = set(ctx.output_words)
     out_stems = {stem(w) for w in out_words}
     out_prefixes = {w[:4] for w in out_words if len(w) >= 4}
     n_out_words = len(ctx.output.split())
@@ -233,18 +234,33 @@ _REFUSAL = re.compile(
 _AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I)
 
 
-def _sentence_repetition(text: str) -> tuple[str, int] | None:
-    body = re.sub(r"```.*?(?:```|\Z)", " ", text[:2_000_000], flags=re.S)
-    sents = [body[s:e].strip().lower() for s, e in split_sentences(body)]
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_TEXT_CAP = 2_000_000
+
+
+def _sentence_repetition(
+    text: str, spans: list[tuple[int, int]] | None = None
+) -> tuple[str, int] | None:
+    """The most repeated sentence when it is most of the output. ``spans`` are
+    ``split_sentences(text)`` when the caller already has them."""
+    if spans is None or "```" in text or len(text) > _TEXT_CAP:
+        body = _FENCE.sub(" ", text[:_TEXT_CAP])
+        spans = split_sentences(body)
+    else:
+        body = text
     counts: dict[str, int] = {}
-    for s in sents:
-        if len(s.split()) >= 3:
-            counts[s] = counts.get(s, 0) + 1
+    for s, e in spans:
+        sent = body[s:e].strip().lower()
+        if len(sent.split()) >= 3:
+            counts[sent] = counts.get(sent, 0) + 1
     if not counts:
         return None
     best, n = max(counts.items(), key=lambda kv: kv[1])
-    nonws = len(re.sub(r"\s", "", body)) or 1
-    if n >= 5 and len(re.sub(r"\s", "", best)) * n >= 0.5 * nonws:
+    if n < 5:
+        return None
+    # str.split() and re's \s agree on what whitespace is
+    nonws = len("".join(body.split())) or 1
+    if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
 
@@ -265,7 +281,8 @@ def says_something(ctx: EvalContext) -> Outcome:
         or (toks and sum(t in _LOREM for t in toks) / len(toks) >= 0.5)
     ):
         shape = "placeholder"
-    ask_terms = [w for w in words(ask) if len(w) > 2 and w not in STOPWORDS]
+    ask_words = ctx.input_words
+    ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
     ask_needs_more = len(set(ask_terms)) >= 2 and not re.match(
         r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", ask, re.I
     )
@@ -276,7 +293,7 @@ def says_something(ctx: EvalContext) -> Outcome:
         and all(t in _ACK for t in toks)
         and ask_needs_more
     ):
-        asks_info = any(w in _INFO_WORDS for w in words(ask)) or ask.rstrip().endswith("?")
+        asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
         writes = (
             bool(re.search(r"\b(?:write|draft|compose|create|generate)\b", ask, re.I))
@@ -295,7 +312,7 @@ def says_something(ctx: EvalContext) -> Outcome:
         o = " ".join(low.split())
         if a in o and len(o) <= 1.2 * len(a):
             shape = "echo"
-    rep = None if shape else _sentence_repetition(out)
+    rep = None if shape else _sentence_repetition(out, ctx.output_sentences)
     if rep:
         shape = "repetition"
     saw = tuple(n for n in ("output", "input", "tool_calls") if ctx.has(n) or n == "output")
@@ -349,10 +366,8 @@ def _matches(exp_name: str, exp_input: Any, step: Step, args_mode: str) -> bool:
         return True
     actual = step.input
     if isinstance(actual, str) and actual[:1] == "{":
-        try:
+        with suppress(ValueError):
             actual = json.loads(actual)
-        except ValueError:
-            pass
     if args_mode == "exact":
         return norm_input(exp_input) == norm_input(actual)
     return _subset_match(exp_input, actual)
@@ -391,7 +406,8 @@ def tool_sequence(ctx: EvalContext) -> Outcome:
             if i < len(steps) and _matches(name, inp, steps[i], am):
                 matched += 1
             elif not problem:
-                problem = f"position {i}: expected {name}, got {steps[i].name if i < len(steps) else 'nothing'}"
+                got = steps[i].name if i < len(steps) else "nothing"
+                problem = f"position {i}: expected {name}, got {got}"
         extras = list(steps[len(expected) :])
         ok = matched == len(expected) and not extras
         if extras and not problem:
@@ -483,10 +499,8 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
             continue
         args = st.input if st.input is not None else {}
         if isinstance(args, str):
-            try:
+            with suppress(ValueError):
                 args = json.loads(args)
-            except ValueError:
-                pass
         err = jsonschema.exceptions.best_match(val.iter_errors(args))
         checked += 1
         if err is None:
@@ -517,7 +531,8 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
         return Outcome(
             False,
             score,
-            f"{len(unrecovered)} invalid call(s) never recovered; first: #{s0.index} {s0.name} ({r0}).",
+            f"{len(unrecovered)} invalid call(s) never recovered; first: #{s0.index} {s0.name} "
+            f"({r0}).",
             ev,
             saw=("tool_calls", "tools_catalogue"),
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 from evaluators.context import EvalContext, Step
@@ -52,7 +53,10 @@ def verbosity_ratio(ctx: EvalContext) -> Outcome:
     return Outcome(
         passed=ok,
         score=1.0 if ok else max(0.0, 1 - (r - mx) / mx),
-        message=f"Completion/prompt tokens {r:.2f} {'≤' if ok else '>'} {mx} (verbosity, not efficiency).",
+        message=(
+            f"Completion/prompt tokens {r:.2f} {'≤' if ok else '>'} {mx} "
+            "(verbosity, not efficiency)."
+        ),
         evidence=[count("completion_prompt_ratio", "ratio", round(r, 4), mx, src)],
         value={"stat": "completion_prompt_ratio", "unit": "ratio", "value": round(r, 4)},
         saw=("tokens",),
@@ -105,7 +109,8 @@ def cost_anomaly(ctx: EvalContext) -> Outcome:
     cost = float(ctx.request.cost_usd or 0.0)
     if len(hist) < 20:
         return skip(
-            f"insufficient_history: {len(hist)} prior costed traces (< 20); says nothing rather than fine",
+            f"insufficient_history: {len(hist)} prior costed traces (< 20); says nothing rather "
+            "than fine",
             saw=("cost",),
         )
     med = statistics.median(hist)
@@ -117,7 +122,10 @@ def cost_anomaly(ctx: EvalContext) -> Outcome:
         limit = max(hist) * (1 + margin)
         spike = cost > limit + 1e-12
         ev.append(count("cost_vs_flat_baseline", "usd", cost, round(limit, 8), src))
-        msg = f"Cost ${cost:.4f} vs a flat baseline ${max(hist):.4f} (MAD 0; fallback: > {margin:.0%} over every prior value)."
+        msg = (
+            f"Cost ${cost:.4f} vs a flat baseline ${max(hist):.4f} "
+            f"(MAD 0; fallback: > {margin:.0%} over every prior value)."
+        )
         score = 1.0 if not spike else max(0.0, limit / cost)
     else:
         z = 0.6745 * (cost - med) / mad
@@ -159,7 +167,7 @@ def _is_poll(steps: list[Step]) -> bool:
     if len(steps) < 3 or any(t is None for t in times):
         return False
     ts = sorted(t for t in times if t is not None)
-    gaps = [b - a for a, b in zip(ts, ts[1:], strict=False)]
+    gaps = [b - a for a, b in pairwise(ts)]
     med = statistics.median(gaps)
     return med >= 1000 and all(abs(g - med) <= 0.35 * med for g in gaps)
 
@@ -239,7 +247,8 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
                 ev = [count("target_reads", "reads", len(grp), max_reread, rr_src)]
                 ev += [tool_call(s.index, s.name, "read of the same target") for s in grp[:19]]
                 return _loop(
-                    f"Target {tgt[:80]!r} read {len(grp)} times through read-only tools (> {max_reread}).",
+                    f"Target {tgt[:80]!r} read {len(grp)} times through read-only tools (> "
+                    f"{max_reread}).",
                     len(grp),
                     max_reread,
                     ev,

@@ -117,8 +117,10 @@ UBIQUITOUS = frozenset(
     ]
 )
 _PROPOSAL = re.compile(
-    r"\b(?:i would|i'd|you could|you can|we could|could create|could put|for example|e\.g\.|such as|consider|suggest|"
-    r"i created|i'll create|i will create|rename|create a|create an|add a new|new file|should live|might)\b",
+    r"\b(?:i would|i'd|you could|you can|we could|could create|could put|for example|e\.g\.|"
+    r"such as|consider|suggest|"
+    r"i created|i'll create|i will create|rename|create a|create an|add a new|new file|should live|"
+    r"might)\b",
     re.I,
 )
 _URL = re.compile(r"https?://[^\s<>()\"'`\]]+")
@@ -210,7 +212,8 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         if out:
             if "truncated" in out[-200:].lower():
                 return skip(
-                    f"the read of call #{st.index} was truncated; an absent location proves nothing",
+                    f"the read of call #{st.index} was truncated; an absent location proves "
+                    "nothing",
                     "defeated",
                 )
             _ground_add(ground, out)
@@ -254,7 +257,8 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         return Outcome(
             False,
             0.0,
-            f"{len(ungrounded)} cited location(s) appear in neither the ask nor any tool result: {names}.",
+            f"{len(ungrounded)} cited location(s) appear in neither the ask nor any tool result: "
+            f"{names}.",
             ev,
             saw=saw,
         )

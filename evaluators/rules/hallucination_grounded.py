@@ -112,10 +112,33 @@ class Num:
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
 
 
+# Where a _NUM match can begin: it consumes a currency sign or a digit first
+# (its lookbehind consumes nothing), so other positions need no attempt.
+_NUM_START = re.compile(r"[$€£\d]")
+
+
+def _num_matches(text: str) -> Iterator[re.Match[str]]:
+    """``_NUM.finditer(text)``, attempting only where a match can start: the
+    leading lookbehind keeps re from skipping ahead on its own."""
+    find = _NUM_START.search
+    match = _NUM.match
+    pos = 0
+    while True:
+        c = find(text, pos)
+        if c is None:
+            return
+        m = match(text, c.start())
+        if m is None:
+            pos = c.start() + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 def numbers(text: str) -> list[Num]:
     """Every number in ``text`` with the unit word that follows it (if known)."""
     out: list[Num] = []
-    for m in _NUM.finditer(text):
+    for m in _num_matches(text):
         raw = m.group("num")
         value = float(raw.replace(",", ""))
         suf = m.group("suf")
@@ -341,12 +364,46 @@ class Material:
 # -- signal tables -----------------------------------------------------------
 
 _ATTRIBUTION = re.compile(
-    r"\b(?:per the|according to the|as the \w+ (?:says|states|advises|recommends)|from the (?:doc|docs|report|runbook|policy|guide|manual|table|transcript|log|logs)\b"
-    r"|the (?:report|doc|docs|documentation|runbook|policy|scan|audit|log|logs|table|changelog|manual|transcript|guide|study|abstract) (?:says|states|shows|lists|reports|notes|confirms|advises|recommends)"
+    r"\b(?:per the|according to the|as the \w+ (?:says|states|advises|recommends)|from the (?:doc|"
+    r"docs|report|runbook|policy|guide|manual|table|transcript|log|logs)\b"
+    r"|the (?:report|doc|docs|documentation|runbook|policy|scan|audit|log|logs|table|changelog|"
+    r"manual|transcript|guide|study|abstract) (?:says|states|shows|lists|reports|notes|confirms|"
+    r"advises|recommends)"
     r"|verbatim|if memory serves|if i remember)",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+# One of these (lowercase) is in every _ATTRIBUTION match: its fixed phrases,
+# "from the ", and the space-led verb that ends its two "the X says" forms.
+_ATTRIBUTION_LITERALS: tuple[str, ...] = (
+    "per the",
+    "according to the",
+    "from the ",
+    "verbatim",
+    "if memory serves",
+    "if i remember",
+    " says",
+    " states",
+    " shows",
+    " lists",
+    " reports",
+    " notes",
+    " confirms",
+    " advises",
+    " recommends",
+)
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+
+
+def _cannot_match(text: str, literals: tuple[str, ...]) -> bool:
+    """No literal of a case-insensitive pattern occurs, so it cannot match.
+    Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
+    agree exactly; other text is left to the pattern itself."""
+    if not text.isascii():
+        return False
+    low = text.lower()
+    return not any(k in low for k in literals)
+
 
 # Failure evidence in the material, with the reason it counts.
 _FAILURE_EVIDENCE: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -389,15 +446,20 @@ _FAILURE_HINTS: tuple[str, ...] = (
 )
 _SUCCESS_CLAIM = re.compile(
     r"(?:^|[\n.!?]\s*)(?:done|all set|you'?re all set|success)\b"
-    r"|\bi(?:'ve| have)? (?:successfully )?(?:updated|deleted|removed|created|sent|changed|set|added|moved|cleaned|cancel+ed|applied|merged|deployed|migrated|fixed)\b"
-    r"|\b(?:all green|all (?:\d+ )?tests? passed|(?:the )?(?:suite|tests?|build) (?:passed|is green|succeeded)|safe to merge"
-    r"|in good standing|no payment issues|no (?:server[- ]side |backend |5xx )?(?:errors|failures)(?: at all)?"
+    r"|\bi(?:'ve| have)? (?:successfully )?(?:updated|deleted|removed|created|sent|changed|set|"
+    r"added|moved|cleaned|cancel+ed|applied|merged|deployed|migrated|fixed)\b"
+    r"|\b(?:all green|all (?:\d+ )?tests? passed|(?:the )?(?:suite|tests?|build) (?:passed|"
+    r"is green|succeeded)|safe to merge"
+    r"|in good standing|no payment issues|no (?:server[- ]side |backend |5xx )?(?:errors|"
+    r"failures)(?: at all)?"
     r"|completed successfully|went through|nothing failed|no action needed)\b",
     re.I,
 )
 _FAILURE_ACK = re.compile(
-    r"\b(?:fail(?:ed|s|ure|ures|ing)?|error(?:ed|s)?|couldn'?t|could not|unable to|denied|declined|past[ _]due"
-    r"|overdue|unpaid|lacks?|rejected|did(?:n'?t| not) go through|not (?:been )?(?:updated|deleted|removed|changed|applied)"
+    r"\b(?:fail(?:ed|s|ure|ures|ing)?|error(?:ed|s)?|couldn'?t|could not|unable to|denied|declined|"
+    r"past[ _]due"
+    r"|overdue|unpaid|lacks?|rejected|did(?:n'?t| not) go through|not (?:been )?(?:updated|deleted|"
+    r"removed|changed|applied)"
     r"|5\d\d|crash(?:ed|es)?)\b",
     re.I,
 )
@@ -405,16 +467,19 @@ _DENIAL = re.compile(r"\bno (?:server[- ]side |backend |5xx |server )?errors\b|\
 
 _EMPTY_RESULT = re.compile(
     r"\"(?:results|items|hits|matches|documents|docs|data|files|records|rows|entries)\"\s*:\s*\[\s*\]"
-    r"|\"(?:total|count|total_count|num_results|hits)\"\s*:\s*0\b|\b0 (?:results|matches|hits|documents)\b",
+    r"|\"(?:total|count|total_count|num_results|hits)\"\s*:\s*0\b|\b0 (?:results|matches|hits|"
+    r"documents)\b",
     re.I,
 )
 _FINDINGS_CLAIM = re.compile(
-    r"\b(?:several|multiple|many|a few|some|two|three|four|five|\d+)\s+(?:\w+\s+)?(?:documents|docs|results|matches|hits|files|records|entries|articles|pages)\b"
+    r"\b(?:several|multiple|many|a few|some|two|three|four|five|\d+)\s+(?:\w+\s+)?(?:documents|"
+    r"docs|results|matches|hits|files|records|entries|articles|pages)\b"
     r"|\bcame back\b|\bthe (?:\w+ )?docs (?:cover|say|describe|explain)",
     re.I,
 )
 _EMPTY_ACK = re.compile(
-    r"\b(?:no (?:results|matches|documents|hits|matching)|nothing (?:came back|was found|matched)|returned (?:nothing|no)"
+    r"\b(?:no (?:results|matches|documents|hits|matching)|nothing (?:came back|was found|matched)|"
+    r"returned (?:nothing|no)"
     r"|(?:did(?:n'?t| not)|could(?:n'?t| not)) find|empty|zero results|found nothing)\b",
     re.I,
 )
@@ -446,7 +511,8 @@ _BOOL_VALUE = {
 }
 _BOOL_GENERIC_KEYS = frozenset({"enabled", "enable", "active", "value", "default", "on", "flag"})
 _POLARITY = re.compile(
-    r"[\s`*'\"=:]*(?:(?:is|are|was|were|stays?|remains?|set to|turned|switched|gets?|being)\s+){0,2}"
+    r"[\s`*'\"=:]*(?:(?:is|are|was|were|stays?|remains?|set to|turned|switched|gets?|"
+    r"being)\s+){0,2}"
     r"(?P<neg>not\s+|n't\s+)?(?P<w>enabled|disabled|on|off|true|false|live|active|inactive)\b",
     re.I,
 )
@@ -463,7 +529,8 @@ _POLARITY_VALUE = {
 }
 
 _PROHIBITION = re.compile(
-    r"\b(?:do not|don't|never|must not|should not|shouldn't)\s+(?P<verb>enable|turn on|switch on|activate|use|run|deploy|disable|turn off|delete|remove)\s+(?P<obj>[`'\"]?[\w.-]+)",
+    r"\b(?:do not|don't|never|must not|should not|shouldn't)\s+(?P<verb>enable|turn on|switch on|"
+    r"activate|use|run|deploy|disable|turn off|delete|remove)\s+(?P<obj>[`'\"]?[\w.-]+)",
     re.I,
 )
 _VERB_CLASS = {
@@ -484,23 +551,28 @@ _NEGATION_BEFORE = re.compile(
 )
 
 _INCLUSIVE_SOURCE = re.compile(
-    r"\$?(?P<n>\d[\d,]*(?:\.\d+)?)\s+or\s+(?:more|above|greater|higher|over)\b|\bat least\s+\$?(?P<n2>\d[\d,]*(?:\.\d+)?)|(?:≥|>=)\s*\$?(?P<n3>\d[\d,]*(?:\.\d+)?)",
+    r"\$?(?P<n>\d[\d,]*(?:\.\d+)?)\s+or\s+(?:more|above|greater|higher|over)\b|"
+    r"\bat least\s+\$?(?P<n2>\d[\d,]*(?:\.\d+)?)|(?:≥|>=)\s*\$?(?P<n3>\d[\d,]*(?:\.\d+)?)",
     re.I,
 )
 _EXCLUSIVE_CLAIM = re.compile(
-    r"\b(?:above|over|more than|greater than|exceeds?|exceeding|past)\s+\$?(?P<n>\d[\d,]*(?:\.\d+)?)",
+    r"\b(?:above|over|more than|greater than|exceeds?|exceeding|"
+    r"past)\s+\$?(?P<n>\d[\d,]*(?:\.\d+)?)",
     re.I,
 )
 
 _QUOTE = re.compile(r"[\"“](?P<q>[^\"“”\n]{20,600})[\"”]")
 _QUOTE_CUE = re.compile(
-    r"\b(?:verbatim|quote|quoted|quoting|says|said|states|stated|reads|wrote|writes|according to|own words|in the (?:report|doc|docs|transcript))\b",
+    r"\b(?:verbatim|quote|quoted|quoting|says|said|states|stated|reads|wrote|writes|according to|"
+    r"own words|in the (?:report|doc|docs|transcript))\b",
     re.I,
 )
 
 _ABSENCE_CLAIM = re.compile(
-    r"\b(?:do(?:es)?n['’]t|do(?:es)? not|never)\s+(?:mention|include|contain|list|reference|cover|say anything about|talk about)\s+"
-    r"(?:any(?:thing about)?\s+|a\s+|an\s+|the\s+)?(?P<what>[\w' -]{3,80}?)(?=\s*[,.;:—–()]|\s+-\s|$)",
+    r"\b(?:do(?:es)?n['’]t|do(?:es)? not|never)\s+(?:mention|include|contain|list|reference|cover|"
+    r"say anything about|talk about)\s+"
+    r"(?:any(?:thing about)?\s+|a\s+|an\s+|the\s+)?(?P<what>[\w' -]{3,80}?)(?=\s*[,.;:—–()]|\s+-\s|"
+    r"$)",
     re.I,
 )
 _ABSENCE_VERBS: tuple[str, ...] = (
@@ -534,10 +606,12 @@ _ABSENCE_STOP = frozenset(
 )
 
 _STATUS_SOURCE = re.compile(
-    r"(?:HTTP/[\d.]+\s+|HTTP\s+|\b(?:GET|POST|PUT|PATCH|DELETE|HEAD)\s+\S+\s+|→\s*|status[=: ]\s*)(?P<c>[1-5]\d\d)\b"
+    r"(?:HTTP/[\d.]+\s+|HTTP\s+|\b(?:GET|POST|PUT|PATCH|DELETE|HEAD)\s+\S+\s+|→\s*|"
+    r"status[=: ]\s*)(?P<c>[1-5]\d\d)\b"
 )
 _STATUS_CLAIM = re.compile(
-    r"\b(?:returns?|returned|returning|responds? with|HTTP|status(?: code)?|gives?|gave|got)\s+(?:an?\s+|the\s+)?(?P<c>[1-5]\d\d)\b(?!\s*(?:ms|s\b|%|[a-z]))",
+    r"\b(?:returns?|returned|returning|responds? with|HTTP|status(?: code)?|gives?|gave|"
+    r"got)\s+(?:an?\s+|the\s+)?(?P<c>[1-5]\d\d)\b(?!\s*(?:ms|s\b|%|[a-z]))",
     re.I,
 )
 
@@ -614,7 +688,8 @@ def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Sig
                 "figure_not_in_material",
                 n.start,
                 n.end,
-                f"{out[n.start : n.end]} does not appear in the material, which states {twin.digits}",
+                f"{out[n.start : n.end]} does not appear in the material, which states "
+                f"{twin.digits}",
             )
 
 
@@ -645,7 +720,8 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
             "figure_contradicts_material",
             n.start,
             n.end,
-            f"{out[n.start : n.end]} ({n.unit}) is not a figure the material gives; it states {shown}",
+            f"{out[n.start : n.end]} ({n.unit}) is not a figure the material gives; it states "
+            f"{shown}",
         )
 
 
@@ -675,7 +751,8 @@ def _unit_swap(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
                 "unit_misread",
                 n.start,
                 n.end,
-                f"{out[n.start : n.end]}: the material gives {n.digits} in {', '.join(sorted(u for u in units if u))}",
+                f"{out[n.start : n.end]}: the material gives {n.digits} in "
+                f"{', '.join(sorted(u for u in units if u))}",
             )
 
 
@@ -683,7 +760,7 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     """A figure the output attributes to the source ("per the report") that
     the source never states."""
     loose = nums
-    if not loose:
+    if not loose or _cannot_match(out, _ATTRIBUTION_LITERALS):
         return
     for cue in _ATTRIBUTION.finditer(out):
         s, e = _sentence_of(out, cue.start())
@@ -712,7 +789,8 @@ def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
             "date_contradicts_material",
             d.start,
             d.end,
-            f"{out[d.start : d.end]} is not a date the material gives (it has {', '.join(near[:3])})",
+            f"{out[d.start : d.end]} is not a date the material gives (it has "
+            f"{', '.join(near[:3])})",
         )
     for w in _WEEKDAY.finditer(out):
         for d in dates(out[w.end() : w.end() + 24]):
@@ -730,7 +808,8 @@ def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
                     "weekday_contradicts_date",
                     w.start(),
                     w.end() + d.end,
-                    f"{calendar.month_name[d.month]} {d.day}, {year} is a {_WEEKDAYS[real].title()}",
+                    f"{calendar.month_name[d.month]} {d.day}, {year} is a "
+                    f"{_WEEKDAYS[real].title()}",
                 )
             break
 
@@ -824,6 +903,8 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
     low = out.lower()
     for key, value in flags.items():
         words = [w for w in re.split(r"[_.\-\s]+", key) if w]
+        if words and words[0] not in low:
+            continue  # the key's pattern starts with this literal word
         rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
         for m in rx.finditer(low):
             pol = _POLARITY.match(low, m.end())
@@ -956,7 +1037,7 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     """Versions absent from the material, or a package put on a major the
     material pins differently (React 18 where package.json pins 17.0.2)."""
     src_low = mat.lower
-    for m in _VERSION_ANY.finditer(out):
+    for m in _VERSION_ANY.finditer(out) if _DIGIT_DOT_DIGIT.search(out) else ():
         v = m.group(0).lower()
         if v.lstrip("v") not in src_low:
             yield (
@@ -966,6 +1047,8 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
                 f"{m.group(0)} appears nowhere in the material",
             )
     bound: dict[str, set[str]] = {}
+    if not _DIGIT_DOT_DIGIT.search(mat.text):
+        return  # every bound version has a dotted number
     for m in _VERSION_BOUND_SOURCE.finditer(mat.text):
         bound.setdefault(m.group("name").lower(), set()).add(m.group("ver"))
     if not bound:
@@ -1072,7 +1155,8 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
                 "file_not_in_material",
                 m.start(),
                 m.end(),
-                f"{m.group('f')} is not in the material, which lists {', '.join(sorted(siblings)[:3])}",
+                f"{m.group('f')} is not in the material, which lists "
+                f"{', '.join(sorted(siblings)[:3])}",
             )
 
 
@@ -1084,12 +1168,13 @@ def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Sig
     out = output[:OUTPUT_CAP]
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
-    nums = [n for n in numbers(out) if not n.approx and not _is_year(n) and not mat.grounds(n)]
+    out_nums = numbers(out)
+    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds(n)]
     years = {d.year for d in mat.dates if d.year}
     year_hint = next(iter(years)) if len(years) == 1 else None
     found: list[Signal] = []
     found += _near_miss_numbers(out, nums, mat)
-    found += _unit_swap(out, numbers(out) if mat.units & _TIME_UNITS else [], mat)
+    found += _unit_swap(out, out_nums if mat.units & _TIME_UNITS else [], mat)
     if mat.has_source:
         found += _unit_mismatch(out, nums, mat)
         found += _attributed_figures(out, nums, mat)

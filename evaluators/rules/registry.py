@@ -201,7 +201,8 @@ RULES: tuple[RuleSpec, ...] = (
         1,
         False,
         1,
-        "fail when keyword_overlap and topic_consistency both fail, or bare refusal / ask handed back",
+        "fail when keyword_overlap and topic_consistency both fail, or bare refusal / ask handed "
+        "back",
         "The output answers this ask, not another.",
         r.answers_the_ask,
         ("output", "input"),

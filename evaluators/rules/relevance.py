@@ -38,7 +38,10 @@ def keyword_overlap(ctx: EvalContext) -> Outcome:
     return Outcome(
         passed=ok,
         score=min(2 * ov.ratio, 1.0),
-        message=f"{ov.found}/{ov.total} of the input's content terms appear in the output ({ov.ratio:.0%}).",
+        message=(
+            f"{ov.found}/{ov.total} of the input's content terms appear in the output "
+            f"({ov.ratio:.0%})."
+        ),
         evidence=[count("input_terms_in_output", "ratio", round(ov.ratio, 4), thr, src)],
         value={"stat": "input_terms_in_output", "unit": "ratio", "value": round(ov.ratio, 4)},
         saw=("output", "input"),
@@ -113,7 +116,10 @@ def topic_consistency(ctx: EvalContext) -> Outcome:
     return Outcome(
         passed=ok,
         score=min(1.5 * c.ratio, 1.0),
-        message=f"{c.connected}/{c.total} content sentences connect to the ask's topic ({c.ratio:.0%}).",
+        message=(
+            f"{c.connected}/{c.total} content sentences connect to the ask's topic "
+            f"({c.ratio:.0%})."
+        ),
         evidence=[count("connected_sentences", "ratio", round(c.ratio, 4), round(thr, 4), src)],
         value={"stat": "connected_sentences", "unit": "ratio", "value": round(c.ratio, 4)},
         saw=("output", "input"),
@@ -134,14 +140,35 @@ _REFUSAL = re.compile(
 # and another subject do not. Each field is one row; extend by adding rows.
 _SEMANTIC_FIELDS: tuple[frozenset[str], ...] = (
     frozenset(
-        ["report", "quarter", "revenu", "margin", "growth", "churn", "profit", "earn", "sale", "segment", "enterpris", "busi", "board", "slid", "deck", "forecast", "kpi", "arr", "mrr", "customer", "retent", "quart"]
+        [
+            "report", "quarter", "revenu", "margin", "growth", "churn", "profit", "earn", "sale",
+            "segment", "enterpris", "busi", "board", "slid", "deck", "forecast", "kpi", "arr",
+            "mrr", "customer", "retent", "quart",
+        ]
     ),
     frozenset(
-        ["stop", "start", "restart", "kill", "terminat", "shutdown", "ctrl", "proces", "serv", "daemon", "port", "listen", "pid", "terminal", "signal", "interrupt"]
+        [
+            "stop", "start", "restart", "kill", "terminat", "shutdown", "ctrl", "proces", "serv",
+            "daemon", "port", "listen", "pid", "terminal", "signal", "interrupt",
+        ]
     ),
-    frozenset(["deploy", "releas", "build", "pipelin", "stag", "product", "rollout", "rollback", "ship", "ci"]),
-    frozenset(["query", "sql", "tabl", "column", "row", "migrat", "schema", "index", "databas", "select", "join"]),
-    frozenset(["pric", "cost", "plan", "tier", "month", "vendor", "subscript", "bill", "invoic", "fee"]),
+    frozenset(
+        [
+            "deploy", "releas", "build", "pipelin", "stag", "product", "rollout", "rollback",
+            "ship", "ci",
+        ]
+    ),
+    frozenset(
+        [
+            "query", "sql", "tabl", "column", "row", "migrat", "schema", "index", "databas",
+            "select", "join",
+        ]
+    ),
+    frozenset(
+        [
+            "pric", "cost", "plan", "tier", "month", "vendor", "subscript", "bill", "invoic", "fee",
+        ]
+    ),
     frozenset(["error", "fail", "crash", "exception", "traceback", "bug", "fix", "debug", "stack"]),
     frozenset(["test", "suit", "assert", "pass", "fail", "coverag", "fixtur"]),
     frozenset(["log", "trac", "span", "metric", "monitor", "alert", "dashboard", "telemetry"]),
@@ -229,7 +256,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
         return Outcome(
             False,
             min(2 * ov.ratio, 1.5 * c.ratio, 1.0),
-            f"Off the ask: {ov.ratio:.0%} of its terms used and {c.ratio:.0%} of sentences connect.",
+            f"Off the ask: {ov.ratio:.0%} of its terms used and {c.ratio:.0%} of sentences "
+            "connect.",
             ev,
             saw=("output", "input"),
             asked=asked,
@@ -325,7 +353,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
                 return Outcome(
                     False,
                     max(0.0, 1 - (fit - fit_called)),
-                    f"The ask names what {name} does ({fit:.0%} fit), yet the agent called {sorted(called)} ({fit_called:.0%}).",
+                    f"The ask names what {name} does ({fit:.0%} fit), yet the agent called "
+                    f"{sorted(called)} ({fit_called:.0%}).",
                     ev,
                     saw=saw,
                 )
@@ -333,7 +362,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
         return Outcome(
             False,
             max(0.0, 1 - (best_fit - fit_called)),
-            f"{best_name} fits the ask ({best_fit:.0%}) far better than the called tools {sorted(called)} ({fit_called:.0%}).",
+            f"{best_name} fits the ask ({best_fit:.0%}) far better than the called tools "
+            f"{sorted(called)} ({fit_called:.0%}).",
             ev,
             saw=saw,
         )

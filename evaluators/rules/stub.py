@@ -19,7 +19,8 @@ _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "not_implemented",
         re.compile(
-            r"raise\s+NotImplementedError|throw\s+new\s+Error\(\s*['\"`]not implemented|unimplemented!\(|todo!\(",
+            r"raise\s+NotImplementedError|throw\s+new\s+Error\(\s*['\"`]not implemented|"
+            r"unimplemented!\(|todo!\(",
             re.I,
         ),
     ),
@@ -31,7 +32,8 @@ _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "for_now",
         re.compile(
-            r"(?:#|//)\s*[^\n]{0,30}\b(?:simplified|stubbed|hardcoded|hard-coded|fake|mock(?:ed)?|dummy)\b[^\n]{0,30}(?:for now|until)",
+            r"(?:#|//)\s*[^\n]{0,30}\b(?:simplified|stubbed|hardcoded|hard-coded|fake|mock(?:ed)?|"
+            r"dummy)\b[^\n]{0,30}(?:for now|until)",
             re.I,
         ),
     ),
@@ -45,42 +47,51 @@ _PROSE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "omitted",
         re.compile(
-            r"\b(?:omitted|elided|left out|skipped)\s+(?:here\s+)?(?:for brevity|to keep|for space|for readability)|\bfor brevity\b",
+            r"\b(?:omitted|elided|left out|skipped)\s+(?:here\s+)?(?:for brevity|to keep|for space|"
+            r"for readability)|\bfor brevity\b",
             re.I,
         ),
     ),
     (
         "same_pattern",
         re.compile(
-            r"\b(?:follow(?:ing)?|using|apply|with)\s+(?:the\s+)?(?:same|this exact|this|that)\s+(?:pattern|register|approach|structure|shape)\b",
+            r"\b(?:follow(?:ing)?|using|apply|with)\s+(?:the\s+)?(?:same|this exact|this|"
+            r"that)\s+(?:pattern|register|approach|structure|shape)\b",
             re.I,
         ),
     ),
     (
         "remaining",
         re.compile(
-            r"\b(?:the\s+)?(?:remaining|rest of the|other)\s+(?:\d+\s+|\w+\s+){0,2}(?:methods|functions|endpoints|conversions|sections|paragraphs|handlers|transitions|tests|cases|fields|pieces)\b[^.\n]{0,80}\b(?:same|similar|pattern|yourself|you can|left|omitted|follow)",
+            r"\b(?:the\s+)?(?:remaining|rest of the|other)\s+(?:\d+\s+|\w+\s+){0,2}(?:methods|"
+            r"functions|endpoints|conversions|sections|paragraphs|handlers|transitions|tests|cases|"
+            r"fields|pieces)\b[^.\n]{0,80}\b(?:same|similar|pattern|yourself|you can|left|omitted|"
+            r"follow)",
             re.I,
         ),
     ),
     (
         "you_can_add",
         re.compile(
-            r"\byou can (?:implement|add|fill in|write|finish|complete) (?:the |them|these|it|those|remaining|rest)",
+            r"\byou can (?:implement|add|fill in|write|finish|complete) (?:the |them|these|it|"
+            r"those|remaining|rest)",
             re.I,
         ),
     ),
     (
         "deferral",
         re.compile(
-            r"\b(?:i'll|i will|let me)\s+(?:look into|get back to you|follow up|circle back|check on)\b",
+            r"\b(?:i'll|i will|let me)\s+(?:look into|get back to you|follow up|circle back|"
+            r"check on)\b",
             re.I,
         ),
     ),
 )
 _DISCLOSURE = re.compile(
-    r"\b(?:not (?:yet )?(?:finished|done|complete|implemented|working|wired)|have not (?:finished|implemented|done)|haven't (?:finished|implemented|done)|"
-    r"still (?:a )?stubs?\b|(?:is|are) (?:still )?stubs?\b|\bBLOCKED\b|remaining work|do not rely|don't rely|TODO stubs?)",
+    r"\b(?:not (?:yet )?(?:finished|done|complete|implemented|working|wired)|have not (?:finished|"
+    r"implemented|done)|haven't (?:finished|implemented|done)|"
+    r"still (?:a )?stubs?\b|(?:is|are) (?:still )?stubs?\b|\bBLOCKED\b|remaining work|do not rely|"
+    r"don't rely|TODO stubs?)",
     re.I,
 )
 _MARKER_WORD = re.compile(r"\b(TODO|FIXME|TBD|XXX|HACK|PLACEHOLDER)\b")

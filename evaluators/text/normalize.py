@@ -82,6 +82,9 @@ def _ascii_fold(chunk: str) -> str:
 # Characters handled one at a time: everything outside printable ASCII + ASCII whitespace.
 _SPECIAL = re.compile(r"[^\x20-\x7e\t\n\r\x0b\x0c]")
 _SPACE_RUN = re.compile(r"  +")
+# Printable ASCII and ASCII whitespace: an ASCII text made only of these needs no
+# per-character work (checked with one C-level bytes.translate).
+_PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r\x0b\x0c"
 
 
 _identity: tuple[int, ...] = tuple(range(4096))
@@ -129,8 +132,12 @@ def normalize(raw: str) -> NormalizedText:
     to one ASCII space. Printable ASCII is processed in bulk (it only changes
     case); other code points go through a cached per-character fold.
     """
+    if raw.isascii() and not raw.encode("ascii").translate(None, _PLAIN_BYTES):
+        text, offsets = _collapse_spaces(_ascii_fold(raw), list(_index_range(0, len(raw))))
+        offsets.append(len(raw))
+        return NormalizedText(raw, text, tuple(offsets))
     parts: list[str] = []
-    offsets: list[int] = []
+    offsets = []
     pos = 0
     for m in _SPECIAL.finditer(raw):
         i = m.start()

@@ -96,7 +96,8 @@ def test_scenario_2_deployed_critical_regex_gates() -> None:
 
 
 def test_scenario_6_unknown_trace_is_callers_job() -> None:
-    # The engine has no storage; a trace id never reaches it. Building a request never stores anything.
+    # The engine has no storage; a trace id never reaches it.
+    # Building a request never stores anything.
     with pytest.raises(TypeError):
         EvaluationRequest(output="x", trace_id="0" * 32)  # type: ignore[call-arg]
 

@@ -6,6 +6,7 @@ boundaries (the group-commit writer puts many requests in one).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -70,6 +71,7 @@ class TracePage:
     rows: list[Any]
     total: int
     highlights: dict[str, list[dict[str, str]]]
+    search: dict[str, Any] | None = None
 
 
 def _filters(query: TraceQuery) -> list[Any]:
@@ -95,7 +97,60 @@ def _filters(query: TraceQuery) -> list[Any]:
     return conds
 
 
-def list_traces(conn: Connection, query: TraceQuery) -> TracePage:
+def scan_traces(conn: Connection, query: TraceQuery, *, budget_ms: int) -> TracePage:
+    """``q`` without the index (``IRIS_SEARCH_INDEX=off``): read matching traces
+    newest first and keep those containing every word, until the budget runs
+    out; ``search.complete`` says whether everything was read."""
+    words = [w.casefold() for w in search.query_words(query.q or "")]
+    deadline = time.monotonic() + budget_ms / 1000
+    stmt = (
+        select(traces)
+        .where(and_(*_filters(query)))
+        .order_by(desc(traces.c.timestamp), desc(traces.c.trace_id))
+        .execution_options(yield_per=500)
+    )
+    matches: list[Any] = []
+    scanned = 0
+    complete = True
+    for row in conn.execute(stmt):
+        if time.monotonic() > deadline:
+            complete = False
+            break
+        scanned += 1
+        text = " ".join(
+            (
+                row.input or "",
+                row.output or "",
+                search.flatten_text(row.tool_calls),
+                search.flatten_text(row._mapping["metadata"]),
+            )
+        ).casefold()
+        if words and all(w in text for w in words):
+            matches.append(row)
+    if query.sort_by is not None:
+        key = query.sort_by
+        present = [r for r in matches if getattr(r, key) is not None]
+        absent = [r for r in matches if getattr(r, key) is None]
+        present.sort(key=lambda r: getattr(r, key), reverse=query.sort_order == "desc")
+        matches = present + absent
+    elif query.sort_order == "asc":
+        matches.reverse()
+    page = matches[query.offset : query.offset + query.limit]
+    return TracePage(
+        page,
+        len(matches),
+        {},
+        {"complete": complete, "scanned": scanned, "budget_ms": budget_ms},
+    )
+
+
+def list_traces(
+    conn: Connection, query: TraceQuery, *, scan_budget_ms: int | None = None
+) -> TracePage:
+    """One page of traces; with ``scan_budget_ms``, ``q`` scans instead of
+    using the full-text index (which is then assumed off)."""
+    if query.q and scan_budget_ms is not None:
+        return scan_traces(conn, query, budget_ms=scan_budget_ms)
     conds = _filters(query)
     plan = search.SearchPlan(conn.dialect.name, query.q) if query.q else None
     if plan is not None and plan.empty:

@@ -236,7 +236,10 @@ async def get_traces(state: ServiceState, params: Mapping[str, Any]) -> dict[str
 
     def run() -> dict[str, Any]:
         with state.engine.connect() as conn:
-            page = trace_store.list_traces(conn, query)
+            scan = state.settings.search_index == "off"
+            page = trace_store.list_traces(
+                conn, query, scan_budget_ms=state.settings.search_budget_ms if scan else None
+            )
             items = []
             for row in page.rows:
                 item = codec.trace_to_api(row)
@@ -249,6 +252,8 @@ async def get_traces(state: ServiceState, params: Mapping[str, Any]) -> dict[str
                 "limit": query.limit,
                 "offset": query.offset,
             }
+            if page.search is not None:
+                result["search"] = page.search
             if include_summary:
                 result["summary"] = trace_store.summary(
                     conn, state.tenant, hours=1, now=codec.utcnow()

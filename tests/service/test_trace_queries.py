@@ -268,3 +268,17 @@ def test_include_summary(seeded: Any) -> None:
         "traces_per_hour",
         "top_agents",
     }
+
+
+def test_search_without_the_index_scans_within_a_budget(
+    make_client: Any,
+) -> None:
+    client = make_client(search_index="off")
+    for body in SEED:
+        assert client.post("/api/v1/traces", json=body).status_code == 201
+    hit = query(client, q="Paris").json()
+    assert [t["agent_name"] for t in hit["traces"]] == ["alpha"]
+    assert hit["search"] == {"complete": True, "scanned": 4, "budget_ms": 1000}
+    assert names(query(client, q="zebra")) == ["beta/crewai"]
+    assert names(query(client, q="damaged")) == ["alpha-2/langgraph"]
+    assert names(query(client, q="paris zebra")) == []

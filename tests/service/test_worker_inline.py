@@ -1,0 +1,73 @@
+"""Worker semantics driven in-process: failures, leases, re-evaluation caps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select, update
+
+from service.assembler import sweep_once
+from service.worker import drain
+from storage.models import EvaluationJob, Trace
+
+
+def test_a_job_failing_three_times_stores_unknown(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(evaluate_on_ingest=True)
+    trace_id = client.post("/api/v1/traces", json={"agent_name": "a", "output": "hi"}).json()[
+        "trace_id"
+    ]
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    with state.engine.begin() as conn:  # a stored trace the worker cannot read back
+        conn.execute(
+            update(Trace).where(Trace.trace_id == trace_id).values(tool_calls="not a list")
+        )
+    stats = drain(state.engine, state.settings)
+    assert stats.claimed == 3 and stats.failed == 3
+    with state.engine.connect() as conn:
+        job = conn.execute(select(EvaluationJob)).one()
+    assert job.state == "failed" and job.attempts == 3 and "AttributeError" in job.last_error
+    evaluation = client.get(f"/api/v1/traces/{trace_id}").json()["evals"][0]
+    assert evaluation["verdict"]["state"] == "unknown"
+    assert evaluation["verdict"]["basis"] == "internal_error"
+    assert "AttributeError" in evaluation["note"]
+    assert drain(state.engine, state.settings).claimed == 0  # no endless retry
+
+
+def test_late_spans_reopen_and_reevaluate_up_to_the_cap(
+    make_client: Callable[..., TestClient],
+) -> None:
+    from tests.support.fixtures import scenarios
+
+    scenario = next(s for s in scenarios() if s.id == "pydantic_ai/tools_ok")
+    body = scenario.bodies("pb")[0]
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, max_reevaluations=1)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    headers = {"content-type": "application/x-protobuf"}
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    request = ExportTraceServiceRequest.FromString(body)
+    spans = request.resource_spans[0].scope_spans[0].spans
+    late = [s for s in spans if s.name.startswith("execute_tool")]
+    for revision in range(1, 4):
+        if revision == 1:
+            client.post("/v1/traces", content=body, headers=headers)
+        else:  # the same trace gains a new span after it was judged
+            extra = ExportTraceServiceRequest()
+            extra.CopyFrom(request)
+            scope = extra.resource_spans[0].scope_spans[0]
+            del scope.spans[:]
+            span = scope.spans.add()
+            span.CopyFrom(late[0])
+            span.span_id = bytes([revision]) * 8
+            client.post("/v1/traces", content=extra.SerializeToString(), headers=headers)
+        sweep_once(state.engine, state.settings)
+        drain(state.engine, state.settings)
+    trace_id = spans[0].trace_id.hex()
+    detail = client.get(f"/api/v1/traces/{trace_id}").json()
+    assert detail["trace"]["revision"] == 3
+    assert len(detail["spans"]) == 7
+    # Revision 1 and its one allowed re-evaluation are judged; revision 3 is only derived.
+    assert len(detail["evals"]) == 2
+    assert detail["trace"]["derived"] is True
+    assert len(detail["trace"]["tool_calls"]) == 4

@@ -164,7 +164,9 @@ def _merged(row: Any, changes: dict[str, Any]) -> Any:
     return _Row(row, changes)
 
 
-def _store(engine: Engine, outcomes: list[Outcome], stats: BatchStats) -> None:
+def _store(
+    engine: Engine, outcomes: list[Outcome], stats: BatchStats, *, index: bool = True
+) -> None:
     """Write a batch's results in one transaction.
 
     Only jobs this worker still owns (same attempt, still running) contribute:
@@ -225,7 +227,7 @@ def _store(engine: Engine, outcomes: list[Outcome], stats: BatchStats) -> None:
                 kind = str(outcome.result.get("eval_type", "all"))
                 stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
             finished.append((job.id, evaluation_id))
-        stats.derived += sum(assembly.save_derivations(conn, derivations))
+        stats.derived += sum(assembly.save_derivations(conn, derivations, index=index))
         insert_evaluations(conn, evaluation_rows, rule_rows)
         job_store.finish_many(conn, finished, now=now)
         conn.commit()
@@ -253,7 +255,7 @@ def process_batch(
         except Exception as exc:  # a bad trace must not take the batch down
             log.warning("job %s raised: %r", job.id, exc)
             outcomes.append(Outcome(job, error=f"{type(exc).__name__}: {exc}"))
-    _store(engine, outcomes, stats)
+    _store(engine, outcomes, stats, index=settings.search_index == "on")
     stats.seconds = time.perf_counter() - started
     return stats
 

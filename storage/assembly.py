@@ -203,7 +203,7 @@ def save_derivation(
 
 
 def save_derivations(
-    conn: Connection, items: list[tuple[str, str, dict[str, Any], int]]
+    conn: Connection, items: list[tuple[str, str, dict[str, Any], int]], *, index: bool = True
 ) -> list[bool]:
     """Bulk :func:`save_derivation`: (tenant, trace, values, span_count) each.
 
@@ -231,7 +231,7 @@ def save_derivations(
         params.update(b_tenant=tenant_id, b_trace=trace_id, b_count=span_count)
         ok = conn.execute(stmt, params).rowcount == 1
         applied.append(ok)
-        if ok:
+        if ok and index:
             docs.append({"tenant_id": tenant_id, "trace_id": trace_id, **values})
     search.index_rows(conn, docs, replace=True)
     return applied

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from evaluators.detectors.findings import Candidate, Finding, finalize, normalized
+from evaluators.detectors.gates import max_width, occurrences, windowed_finditer
 from evaluators.detectors.phrases import compile_phrases, phrase_key
 
 DEFAULT_BLOCKLIST: tuple[str, ...] = (
@@ -36,6 +37,11 @@ def _compiled(
     return compile_phrases(list(keys)), keys, tuple(k.replace(" ", "") for k in keys)
 
 
+@lru_cache(maxsize=64)
+def _width(pattern: re.Pattern[str]) -> int:
+    return max_width(pattern)
+
+
 def find_blocklist(raw: str, phrases: Sequence[str] = DEFAULT_BLOCKLIST) -> list[Finding]:
     """Every occurrence of a listed phrase in ``raw`` (spans into ``raw``, sorted).
 
@@ -47,10 +53,13 @@ def find_blocklist(raw: str, phrases: Sequence[str] = DEFAULT_BLOCKLIST) -> list
         return []
     norm = normalized(raw)
     compact = norm.text.replace(" ", "")
-    if not any(g in compact for g in gates):
+    present = [g for g in gates if g in compact]
+    if not present:
         return []  # no phrase present even with every space removed: skip the regex
+    # Every match starts with a present phrase (spaces optional): search only there.
+    starts = [p for g in present for p in occurrences(norm.text, g, tolerant=True)]
     cands = []
-    for m in pattern.finditer(norm.text):
+    for m in windowed_finditer(pattern, norm.text, starts, _width(pattern)):
         idx = (m.lastindex or 1) - 1
         cands.append(
             Candidate(

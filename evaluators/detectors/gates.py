@@ -60,8 +60,12 @@ def windowed_finditer(
     have let a lookahead pass), so lookarounds see the real neighbours.
     """
     reach = width + pad
+    spans = windows(positions, reach, reach, len(t))
+    if sum(hi - lo for lo, hi in spans) > len(t) // 2:
+        yield from rx.finditer(t)  # windows cover most of the text: one plain pass is cheaper
+        return
     last = 0
-    for lo, hi in windows(positions, reach, reach, len(t)):
+    for lo, hi in spans:
         pos = max(lo, last)
         while pos < hi:
             m = rx.search(t, pos, hi)

@@ -15,7 +15,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from receivers.otlp.grpc_service import build_server
-from service.api import evaluations, health, metrics, otlp, rules, traces
+from service.api import evaluations, health, metrics, otlp, overview, rules, traces
 from service.api.http import error_response
 from service.assembler import Assembler
 from service.errors import IrisError, storage_unavailable
@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     app.include_router(evaluations.router)
     app.include_router(rules.router)
     app.include_router(metrics.router)
+    app.include_router(overview.router)
     _install_error_handlers(app)
     app.add_middleware(
         SecurityMiddleware, api_key=settings.effective_api_key, metrics=state.metrics

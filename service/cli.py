@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from service.commands import evaluate as evaluate_cmd
+from service.commands import mcp as mcp_cmd
 from service.commands import proof as proof_cmd
 from service.commands import worker as worker_cmd
 from service.settings import Settings, is_loopback
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(worker_cmd.add_parser(sub))
     evaluate_cmd.add_parser(sub)
     proof_cmd.add_parser(sub)
+    _common(mcp_cmd.add_parser(sub))
     return parser
 
 
@@ -138,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return evaluate_cmd.run(args)
     if args.command == "proof":
         return proof_cmd.run(args)
+    if args.command == "mcp":
+        return mcp_cmd.run(args, settings)
     if args.command == "worker":
         return worker_cmd.run(args, settings)
     if args.command == "migrate":

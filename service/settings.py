@@ -32,7 +32,9 @@ def is_loopback(host: str) -> bool:
 class Settings(BaseSettings):
     """Iris configuration (SPEC §16.2), read from ``IRIS_*`` variables."""
 
-    model_config = SettingsConfigDict(env_prefix="IRIS_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="IRIS_", extra="ignore", frozen=True, populate_by_name=True
+    )
 
     home: Path = Field(default_factory=lambda: Path.home() / ".iris")
     db_path: Path | None = None
@@ -46,6 +48,10 @@ class Settings(BaseSettings):
     api_key: str | None = None
     api_key_file: Path | None = None
     allow_unauthenticated: bool = False
+
+    # MCP Streamable HTTP transport (`iris mcp --transport http`).
+    mcp_host: str = Field(default="127.0.0.1", validation_alias="IRIS_HOST")
+    mcp_port: int = Field(default=3000, ge=1, le=65535, validation_alias="IRIS_PORT")
 
     otlp_grpc: bool = True
     otlp_grpc_port: int = Field(default=4317, ge=0, le=65535)

@@ -90,6 +90,7 @@ def evaluation_rows(
     session_id: str | None = None,
     kind: str = "rules",
     evaluation_id: str | None = None,
+    reevaluation_of: str | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The ``evaluations`` row and its per-rule rows for one engine result."""
     evaluation_id = evaluation_id or new_evaluation_id()
@@ -124,6 +125,7 @@ def evaluation_rows(
         "case_key": case_key,
         "session_id": session_id,
         "agent_name": agent_name,
+        "reevaluation_of": reevaluation_of,
         "created_at": now,
     }
     rules: list[dict[str, Any]] = []

@@ -1,0 +1,78 @@
+"""LLM judge and citation verification: validated, then refused honestly.
+
+The judge is a later release. Both operations still do everything that
+comes before spending: validate the arguments and check ``trace_id``
+(``IRIS_UNKNOWN_TRACE`` first), then answer ``IRIS_JUDGE_NOT_ENABLED`` with
+what to do instead. Nothing is fetched, spent or stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from receivers.native import validation_details
+from service.errors import IrisError, invalid_argument
+from service.operations.arguments import CitationsArgs, JudgeArgs
+from service.operations.overview import judge_state
+from service.state import ServiceState
+from storage import traces as trace_store
+
+
+def _validate(model: type[BaseModel], payload: Any) -> BaseModel:
+    if not isinstance(payload, dict):
+        raise invalid_argument("The arguments must be an object.", [{"field": "(arguments)"}])
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        details = validation_details(exc, model)
+        raise invalid_argument(
+            "Invalid arguments: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
+            details,
+        ) from None
+
+
+async def _check_trace(state: ServiceState, trace_id: str | None) -> None:
+    if trace_id is None:
+        return
+
+    def exists() -> bool:
+        with state.engine.connect() as conn:
+            return trace_store.get_trace(conn, state.tenant, trace_id) is not None
+
+    if not await asyncio.to_thread(exists):
+        raise IrisError(
+            "IRIS_UNKNOWN_TRACE",
+            f"Trace {trace_id} is not stored; nothing was fetched, spent or written.",
+            status=404,
+            recovery=["Log the trace first, or omit trace_id."],
+        )
+
+
+def _not_enabled(tool: str) -> IrisError:
+    return IrisError(
+        "IRIS_JUDGE_NOT_ENABLED",
+        f"{tool} needs the LLM judge, which this release of Iris Collector does not include.",
+        status=501,
+        recovery=[
+            "Use evaluate_output: its deterministic rules cover safety, grounding, completeness, "
+            "relevance, tool use and budget, and report what they could not judge.",
+            *judge_state()["howToEnable"][1:],
+        ],
+    )
+
+
+async def evaluate_with_llm_judge(state: ServiceState, payload: Any) -> dict[str, Any]:
+    args = _validate(JudgeArgs, payload)
+    assert isinstance(args, JudgeArgs)
+    await _check_trace(state, args.trace_id)
+    raise _not_enabled("evaluate_with_llm_judge")
+
+
+async def verify_citations(state: ServiceState, payload: Any) -> dict[str, Any]:
+    args = _validate(CitationsArgs, payload)
+    assert isinstance(args, CitationsArgs)
+    await _check_trace(state, args.trace_id)
+    raise _not_enabled("verify_citations")

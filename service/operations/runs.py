@@ -1,0 +1,213 @@
+"""Runs: listing, baseline pinning, re-evaluation, and the comparison tools."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evaluators.custom.definition import revalidate
+from evaluators.engine import ruleset_hash
+from evaluators.request import EvaluationRequest
+from receivers.native import register_model, validation_details
+from service.errors import IrisError, invalid_argument
+from service.evaluation import deployed_entries, trace_from_row
+from service.operations.arguments import EvaluateRunsArgs
+from service.state import ServiceState
+from storage import codec
+from storage import runs as run_store
+from storage import traces as trace_store
+from storage.evaluations import evaluation_rows, evaluation_to_api, insert_evaluations
+
+
+def _validate(model: type[BaseModel], payload: Any) -> Any:
+    if not isinstance(payload, dict):
+        raise invalid_argument("The arguments must be an object.", [{"field": "(arguments)"}])
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        details = validation_details(exc, model)
+        raise invalid_argument(
+            "Invalid arguments: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
+            details,
+        ) from None
+
+
+def _unknown_run(run: str) -> IrisError:
+    return invalid_argument(
+        f"No trace or evaluation mentions run {run!r}.",
+        [{"field": "run", "value": run, "message": "list runs with GET /api/v1/runs"}],
+    )
+
+
+async def list_runs(state: ServiceState, limit: Any = 50) -> dict[str, Any]:
+    try:
+        count = int(limit)
+    except (TypeError, ValueError):
+        count = -1
+    if not 1 <= count <= 500:
+        raise invalid_argument(
+            "limit must be an integer from 1 to 500", [{"field": "limit", "value": limit}]
+        )
+
+    def run() -> dict[str, Any]:
+        with state.engine.connect() as conn:
+            rows = [
+                run_store.describe(conn, state.tenant, r)
+                for r in run_store.run_ids(conn, state.tenant, count)
+            ]
+        found = [r for r in rows if r is not None]
+        return {"runs": found, "count": len(found)}
+
+    return await asyncio.to_thread(run)
+
+
+async def get_run(state: ServiceState, run_id: str) -> dict[str, Any]:
+    def run() -> dict[str, Any] | None:
+        with state.engine.connect() as conn:
+            described = run_store.describe(conn, state.tenant, run_id)
+            if described is None:
+                return None
+            evals = run_store.latest_per_trace(conn, state.tenant, run_id)
+            described["evaluations"] = [evaluation_to_api(e) for e in evals]
+            return described
+
+    result = await asyncio.to_thread(run)
+    if result is None:
+        raise IrisError(
+            "IRIS_NOT_FOUND",
+            f"Nothing mentions run {run_id!r}.",
+            status=404,
+            recovery=["List runs with GET /api/v1/runs."],
+        )
+    return result
+
+
+@register_model
+class RunPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    baseline: bool | None = None
+    label: str | None = Field(default=None, min_length=1, max_length=256)
+
+
+async def patch_run(state: ServiceState, run_id: str, payload: Any) -> dict[str, Any]:
+    body = _validate(RunPatch, payload)
+    if body.baseline is None and body.label is None:
+        raise invalid_argument(
+            "Send baseline and/or label.", [{"field": "(body)", "valid": ["baseline", "label"]}]
+        )
+
+    def run() -> bool:
+        with state.engine.begin() as conn:
+            if run_store.describe(conn, state.tenant, run_id) is None:
+                return False
+            run_store.upsert_registration(
+                conn,
+                state.tenant,
+                run_id,
+                now=codec.utcnow(),
+                label=body.label,
+                baseline=body.baseline,
+            )
+            return True
+
+    if not await asyncio.to_thread(run):
+        raise IrisError(
+            "IRIS_NOT_FOUND",
+            f"Nothing mentions run {run_id!r}.",
+            status=404,
+            recovery=["List runs with GET /api/v1/runs."],
+        )
+    return await get_run(state, run_id)
+
+
+async def evaluate_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
+    """Re-score a run under today's rules into a separate re-evaluation run (SPEC §5.12)."""
+    args: EvaluateRunsArgs = _validate(EvaluateRunsArgs, payload)
+
+    def load() -> tuple[list[Any], dict[str, list[Any]], list[dict[str, Any]], set[str]]:
+        with state.engine.connect() as conn:
+            rows = run_store.traces_of_run(conn, state.tenant, args.run)
+            spans = {
+                r.trace_id: trace_store.get_spans(conn, state.tenant, r.trace_id)
+                for r in rows
+                if r.tool_calls is None and r.span_count
+            }
+            entries = deployed_entries(conn, state.tenant)
+            return rows, spans, entries, set()
+
+    rows, spans, entries, _ = await asyncio.to_thread(load)
+    if not rows:
+        raise _unknown_run(args.run)
+    deployed, _quarantined = revalidate(entries)
+    ruleset = ruleset_hash(deployed)
+    target = args.into or f"{args.run}+reeval-{ruleset[:12]}"
+
+    def current() -> set[str]:
+        with state.engine.connect() as conn:
+            return {
+                e.trace_id
+                for e in run_store.latest_per_trace(conn, state.tenant, target)
+                if (e.provenance or {}).get("rulesetHash") == ruleset and e.trace_id
+            }
+
+    already = await asyncio.to_thread(current)
+    todo, failed = [], []
+    for row in rows:
+        if row.trace_id in already:
+            continue
+        try:
+            trace = trace_from_row(row, spans.get(row.trace_id, ()))
+            todo.append((row, EvaluationRequest.from_trace(trace)))
+        except Exception as exc:  # one unreadable trace must not stop the run
+            failed.append({"trace_id": row.trace_id, "reason": f"{type(exc).__name__}: {exc}"})
+    results = await state.engine_pool.evaluate_many([r for _, r in todo], entries)
+
+    def save() -> int:
+        now = codec.utcnow()
+        evaluation_batch, rule_batch = [], []
+        for (row, _), result in zip(todo, results, strict=True):
+            evaluation, rules = evaluation_rows(
+                tenant_id=state.tenant,
+                result=result,
+                now=now,
+                trace_id=row.trace_id,
+                trace_revision=row.revision,
+                agent_name=row.agent_name,
+                output_text=row.output,
+                run=target,
+                case_key=row.case_key,
+                session_id=row.session_id,
+                reevaluation_of=args.run,
+            )
+            evaluation_batch.append(evaluation)
+            rule_batch.extend(rules)
+        with state.engine.begin() as conn:
+            insert_evaluations(conn, evaluation_batch, rule_batch)
+            run_store.upsert_registration(
+                conn, state.tenant, target, now=now, label=args.label, reevaluation_of=args.run
+            )
+            return sum(
+                1 for e in run_store.latest_per_trace(conn, state.tenant, target) if e.passed
+            )
+
+    passed = await asyncio.to_thread(save)
+    evaluated = len(todo)
+    return {
+        "source_run": args.run,
+        "run": target,
+        "ruleset_hash": ruleset,
+        "traces": len(rows),
+        "evaluated": evaluated,
+        "already_current": len(already),
+        "failed": failed,
+        "passed": passed,
+        "summary": (
+            f"Re-evaluated {evaluated} of {len(rows)} traces of {args.run!r} into {target!r} "
+            f"under ruleset {ruleset[:12]}; {len(already)} were already current, {len(failed)} "
+            f"could not be scored; {passed} pass. Compare with "
+            f"compare_runs(before={args.run!r}, after={target!r})."
+        ),
+    }

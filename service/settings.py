@@ -63,7 +63,9 @@ class Settings(BaseSettings):
 
     # Group-commit writer and admission control (DESIGN decisions 1-2).
     commit_max_spans: int = Field(default=5000, ge=1)
-    commit_max_delay_ms: float = Field(default=5.0, ge=0)
+    # 0: commit as soon as the writer is free; requests that arrive while a
+    # commit runs still coalesce into the next one (measured faster than waiting).
+    commit_max_delay_ms: float = Field(default=0.0, ge=0)
     admission_max_spans: int = Field(default=200_000, ge=1)
     admission_max_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
 

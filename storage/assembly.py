@@ -225,15 +225,15 @@ def save_derivations(
         .values({c: bindparam(f"v_{c}") for c in columns} | {"derived": True})
     )
     applied: list[bool] = []
-    docs: list[dict[str, Any]] = []
+    docs: dict[tuple[str, str], dict[str, Any]] = {}
     for tenant_id, trace_id, values, span_count in items:
         params = {f"v_{c}": values.get(c) for c in columns}
         params.update(b_tenant=tenant_id, b_trace=trace_id, b_count=span_count)
         ok = conn.execute(stmt, params).rowcount == 1
         applied.append(ok)
-        if ok and index:
-            docs.append({"tenant_id": tenant_id, "trace_id": trace_id, **values})
-    search.index_rows(conn, docs, replace=True)
+        if ok and index:  # two revisions of one trace in a batch: index the last once
+            docs[(tenant_id, trace_id)] = {"tenant_id": tenant_id, "trace_id": trace_id, **values}
+    search.index_rows(conn, list(docs.values()), replace=True)
     return applied
 
 

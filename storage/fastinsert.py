@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import JSON, Connection, DateTime, Table
@@ -60,25 +61,33 @@ def insert_rows(
     columns = tuple(rows[0])
     sql, kinds = _plan(dialect, table, columns, ignore_conflicts)
     sqlite = dialect == "sqlite"
-    # Rows of one request share their datetimes (received_at): format each once.
-    formatted: dict[datetime, str] = {}
-    plain = [c for c, k in zip(columns, kinds, strict=True) if k == "plain"]
-    if len(plain) == len(columns):
-        conn.exec_driver_sql(sql, [tuple(row[c] for c in columns) for row in rows])
-        return
-    params = []
-    for row in rows:
-        values = []
-        for column, kind in zip(columns, kinds, strict=True):
-            value = row[column]
-            if value is not None and kind != "plain":
+    pick = itemgetter(*columns)
+    special = [
+        (i, kind)
+        for i, kind in enumerate(kinds)
+        if kind == "json" or (sqlite and kind == "datetime")
+    ]
+    if len(columns) == 1:
+        params: list[Any] = [(pick(row),) for row in rows]
+    elif not special:
+        params = [pick(row) for row in rows]
+    else:
+        # Rows of one request share their datetimes (received_at): format each once.
+        formatted: dict[datetime, str] = {}
+        params = []
+        append = params.append
+        for row in rows:
+            values = list(pick(row))
+            for i, kind in special:
+                value = values[i]
+                if value is None:
+                    continue
                 if kind == "json":
-                    value = _dumps(value)
-                elif sqlite:
+                    values[i] = _dumps(value)
+                else:
                     text = formatted.get(value)
                     if text is None:
                         text = formatted[value] = _sqlite_datetime(value)
-                    value = text
-            values.append(value)
-        params.append(tuple(values))
+                    values[i] = text
+            append(tuple(values))
     conn.exec_driver_sql(sql, params)

@@ -100,6 +100,7 @@ class Trace(Base):
         Index("ix_traces_tenant_agent_timestamp", "tenant_id", "agent_name", "timestamp"),
         Index("ix_traces_tenant_framework", "tenant_id", "framework"),
         Index("ix_traces_tenant_status_last_span", "tenant_id", "status", "last_span_at"),
+        Index("ix_traces_status_ready_at", "status", "ready_at"),
         Index("ix_traces_tenant_run", "tenant_id", "run"),
         Index("ix_traces_tenant_session", "tenant_id", "session_id"),
         Index("ix_traces_tenant_latest_score", "tenant_id", "latest_score"),

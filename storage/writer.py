@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -109,8 +109,6 @@ class GroupCommitWriter:
         self._inflight_spans = 0
         self._inflight_bytes = 0
         self._closing = False
-        # Requests a receiver has started reading but not yet submitted.
-        self._incoming = 0
 
     # -- lifecycle ---------------------------------------------------------
     async def start(self) -> None:
@@ -127,21 +125,6 @@ class GroupCommitWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._executor.shutdown(wait=True)
-
-    @contextlib.contextmanager
-    def incoming(self) -> Iterator[None]:
-        """Wrap the read-and-decode of a request that will ``submit``.
-
-        The commit loop holds a batch open (up to ``max_delay_ms``) only while
-        some request is on its way; when nothing is, waiting would only add
-        latency, so it commits at once (what arrives during that commit makes
-        the next batch).
-        """
-        self._incoming += 1
-        try:
-            yield
-        finally:
-            self._incoming -= 1
 
     @property
     def inflight(self) -> tuple[int, int]:
@@ -203,7 +186,7 @@ class GroupCommitWriter:
                     item = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     remaining = deadline - loop.time()
-                    if remaining <= 0 or self._incoming <= 0:
+                    if remaining <= 0:
                         break
                     try:
                         item = await asyncio.wait_for(queue.get(), remaining)

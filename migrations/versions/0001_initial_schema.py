@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-30 03:42:39.210561
+Create Date: 2026-11-30 04:23:45.550307
 """
 
 from __future__ import annotations
@@ -294,6 +294,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("tenant_id", "trace_id", name=op.f("pk_traces")),
     )
     with op.batch_alter_table("traces", schema=None) as batch_op:
+        batch_op.create_index("ix_traces_status_ready_at", ["status", "ready_at"], unique=False)
         batch_op.create_index(
             "ix_traces_tenant_agent_timestamp",
             ["tenant_id", "agent_name", "timestamp"],
@@ -365,6 +366,8 @@ def upgrade() -> None:
         ),
         sa.Column("scope_name", sa.String(length=256), nullable=True),
         sa.Column("received_at", sa.DateTime(), nullable=False),
+        sa.Column("otlp_span", sa.LargeBinary(), nullable=True),
+        sa.Column("otlp_resource", sa.LargeBinary(), nullable=True),
         sa.ForeignKeyConstraint(
             ["tenant_id", "trace_id"],
             ["traces.tenant_id", "traces.trace_id"],
@@ -393,6 +396,7 @@ def downgrade() -> None:
         batch_op.drop_index("ix_traces_tenant_latest_score")
         batch_op.drop_index("ix_traces_tenant_framework")
         batch_op.drop_index("ix_traces_tenant_agent_timestamp")
+        batch_op.drop_index("ix_traces_status_ready_at")
 
     op.drop_table("traces")
     op.drop_table("runs")

@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
+from receivers.conventions import genai_current as gc
+from receivers.conventions import iris as iris_conv
+from receivers.conventions import langsmith as ls
+from receivers.conventions import openinference as oi
+from receivers.conventions import precedence as P
+from receivers.conventions import traceloop as tl
 from receivers.otlp.errors import OtlpDecodeError
 from receivers.otlp.ids import json_id, pb_id
-from receivers.otlp.values import json_attributes, json_uint, pb_attributes
+from receivers.otlp.values import json_attributes, json_uint, pb_any, pb_attributes
 from receivers.otlp.wire import locate_error
 from receivers.spans import OTLP_SPAN_KINDS, OTLP_STATUS_CODES, SpanEventRecord, SpanRecord
 
@@ -44,6 +53,10 @@ class DecodedBatch:
     spans: list[SpanRecord] = field(default_factory=list)
     rejected_spans: int = 0
     rejection_reasons: list[str] = field(default_factory=list)
+    # Lean protobuf decoding only (see ``lean_records_from_message``): per span,
+    # its serialized ``Span`` and its serialized ``Resource``; the records then
+    # carry only the attributes in ``INGEST_ATTRIBUTE_KEYS``.
+    otlp: list[tuple[bytes, bytes]] | None = None
 
     def reject(self, reason: str) -> None:
         self.rejected_spans += 1
@@ -120,6 +133,115 @@ def records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
                     )
                 )
     return batch
+
+
+# The attributes the request path reads (span classification, ``iris.finalize``).
+# Everything else stays in the span's serialized bytes until a worker or the
+# API reads the span back (``expand_stored_span``).
+INGEST_ATTRIBUTE_KEYS: frozenset[str] = frozenset(
+    (
+        gc.OPERATION_NAME,
+        oi.SPAN_KIND,
+        ls.SPAN_KIND,
+        tl.SPAN_KIND,
+        *P.TOOL_MARKERS,
+        *P.MODEL_REQUEST_MARKERS,
+        *iris_conv.FINALIZE,
+    )
+)
+
+
+def decode_traces_protobuf_lean(body: bytes) -> DecodedBatch:
+    """Like ``decode_traces_protobuf`` but without converting attributes (ingest path)."""
+    return lean_records_from_message(parse_trace_request(body))
+
+
+def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
+    """Records holding only ``INGEST_ATTRIBUTE_KEYS``, plus each span's wire bytes.
+
+    Same ids, rejections, names, kinds, times and status as
+    ``records_from_message``; ``batch.otlp[i]`` is ``(span bytes, resource
+    bytes)`` for ``batch.spans[i]``, and ``expand_stored_span`` turns them back
+    into the attributes, events and resource the full decoder gives. The
+    resource is converted once per ``ResourceSpans`` (it is small and the
+    service name is needed at ingest). Serialising a span is upb work (C), so
+    the per-span Python cost no longer grows with the attributes' size.
+    """
+    batch = DecodedBatch(otlp=[])
+    out = batch.spans
+    append = out.append
+    assert batch.otlp is not None
+    blob = batch.otlp.append
+    kinds = OTLP_SPAN_KINDS
+    codes = OTLP_STATUS_CODES
+    wanted = INGEST_ATTRIBUTE_KEYS
+    for ri, rs in enumerate(req.resource_spans):
+        resource_pb = rs.resource
+        resource = pb_attributes(resource_pb.attributes)
+        resource_bytes = resource_pb.SerializeToString()
+        for si, ss in enumerate(rs.scope_spans):
+            scope = ss.scope
+            scope_name = scope.name or None
+            scope_version = scope.version or None
+            for i, s in enumerate(ss.spans):
+                tid = s.trace_id
+                sid = s.span_id
+                pid = s.parent_span_id
+                if len(tid) != 16 or len(sid) != 8 or (pid and len(pid) != 8):
+                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
+                    continue
+                trace_id = pb_id(tid, 16)
+                span_id = pb_id(sid, 8)
+                if trace_id is None or span_id is None:
+                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
+                    continue
+                attrs: dict[str, Any] = {}
+                for kv in s.attributes:
+                    key = kv.key
+                    if key in wanted:
+                        attrs[key] = pb_any(kv.value)
+                status = s.status
+                append(
+                    SpanRecord(
+                        trace_id,
+                        span_id,
+                        s.name,
+                        pid.hex() if pid and pid.strip(b"\x00") else None,
+                        kinds.get(s.kind, "UNSPECIFIED"),
+                        s.start_time_unix_nano,
+                        s.end_time_unix_nano,
+                        codes.get(status.code, "UNSET"),
+                        status.message or None,
+                        attrs,
+                        [],
+                        resource,
+                        scope_name,
+                        scope_version,
+                    )
+                )
+                blob((s.SerializeToString(), resource_bytes))
+    return batch
+
+
+@lru_cache(maxsize=256)
+def _resource_from_bytes(raw: bytes) -> dict[str, Any]:
+    return pb_attributes(Resource.FromString(raw).attributes)
+
+
+def expand_stored_span(
+    span_bytes: bytes, resource_bytes: bytes | None
+) -> tuple[dict[str, Any], list[SpanEventRecord], dict[str, Any]]:
+    """(attributes, events, resource) of a span stored as protobuf bytes.
+
+    The values are exactly what ``records_from_message`` produces for the
+    same span.
+    """
+    s = Span.FromString(span_bytes)
+    events = [
+        SpanEventRecord(e.name, e.time_unix_nano, pb_attributes(e.attributes)) for e in s.events
+    ]
+    resource = dict(_resource_from_bytes(resource_bytes)) if resource_bytes else {}
+    return pb_attributes(s.attributes), events, resource
 
 
 def _pb_reason(ri: int, si: int, i: int, tid: bytes, sid: bytes, pid: bytes) -> str:

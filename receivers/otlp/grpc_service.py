@@ -20,7 +20,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
-from receivers.otlp.decode import DecodedBatch, records_from_message
+from receivers.otlp.decode import DecodedBatch, lean_records_from_message
 from receivers.otlp.errors import OtlpDecodeError
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs, decode_logs_protobuf
@@ -105,7 +105,7 @@ class TraceReceiver(trace_service_pb2_grpc.TraceServiceServicer):
     ) -> trace_service_pb2.ExportTraceServiceResponse:
         await _check_auth(context, self.api_key)
         try:
-            batch = records_from_message(request)
+            batch = lean_records_from_message(request)
         except OtlpDecodeError as exc:
             await _abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT, str(exc)

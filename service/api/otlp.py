@@ -43,23 +43,19 @@ async def _body_or_413(request: Request, limit: int) -> bytes | Response:
 async def export_traces(request: Request) -> Response:
     state: ServiceState = request.app.state.iris
     limit = state.settings.otlp_max_body_bytes
+    body = await _body_or_413(request, limit)
+    if isinstance(body, Response):
+        return body
     sink = OtlpSink(state, "otlp")
-    # Tell the group-commit writer a request is on its way, so it holds a
-    # batch open for it (but never waits when nothing is coming).
-    with state.writer.incoming():
-        body = await _body_or_413(request, limit)
-        if isinstance(body, Response):
-            return body
-        answer = await handle_http_export(
-            body,
-            content_type=request.headers.get("content-type"),
-            content_encoding=request.headers.get("content-encoding"),
-            max_bytes=limit,
-            decode_protobuf=decode_otlp_protobuf,
-            decode_json=decode_traces_json,
-            sink=sink.traces,
-            on_decoded=sink.submitting,
-        )
+    answer = await handle_http_export(
+        body,
+        content_type=request.headers.get("content-type"),
+        content_encoding=request.headers.get("content-encoding"),
+        max_bytes=limit,
+        decode_protobuf=decode_otlp_protobuf,
+        decode_json=decode_traces_json,
+        sink=sink.traces,
+    )
     return _response(answer)
 
 

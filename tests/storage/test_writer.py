@@ -34,8 +34,8 @@ def test_concurrent_submits_share_transactions(engine: Engine) -> None:
     async def main() -> GroupCommitWriter:
         writer = GroupCommitWriter(engine, max_delay_ms=20)
         await writer.start()
-        ids = await asyncio.gather(*(writer.submit(job(f"a{i}")) for i in range(200)))
-        assert len(set(ids)) == 200
+        results = await asyncio.gather(*(writer.submit(job(f"a{i}")) for i in range(200)))
+        assert len({trace_id for trace_id, _ in results}) == 200
         assert count(engine) == 200  # every awaited submit is already committed
         await writer.stop()
         return writer
@@ -66,7 +66,8 @@ def test_a_failing_job_does_not_fail_its_batch(engine: Engine) -> None:
         )
         await writer.stop()
         assert isinstance(results[1], ValueError)
-        assert isinstance(results[0], str) and isinstance(results[2], str)
+        assert not isinstance(results[0], BaseException)
+        assert not isinstance(results[2], BaseException)
 
     asyncio.run(main())
     assert count(engine) == 2

@@ -40,6 +40,8 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if migrate_on_start:
             migrate.upgrade(state.engine)
+        if settings.writer_process:
+            state.writer.use_process(settings.database_url)
         await state.writer.start()
         assembler = Assembler(state.engine, settings)
         app.state.assembler = assembler

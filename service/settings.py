@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     commit_max_delay_ms: float = Field(default=0.0, ge=0)
     admission_max_spans: int = Field(default=200_000, ge=1)
     admission_max_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
+    # Run the writer's transactions in a child process of `iris serve`, so the
+    # database work and the HTTP/gRPC work (decode, row building) use two cores.
+    writer_process: bool = False
 
     search_index: Literal["on", "off"] = "on"
     search_budget_ms: int = Field(default=1000, ge=1)

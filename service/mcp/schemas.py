@@ -125,10 +125,13 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     ),
     "compare_runs": _obj(
         {
-            "verdict": {"enum": ["worse", "better", "equivalent", "undetermined"]},
+            "comparable": {"type": "boolean"},
+            "call": {"enum": ["worse", "better", "equivalent", "undetermined", None]},
             "before": OBJ,
             "after": OBJ,
+            "summary": STR,
         },
+        {"regressions": ARRAY, "improvements": ARRAY, "paired": {"type": ["object", "null"]}},
     ),
     "compare_traces": _obj(
         {

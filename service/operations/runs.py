@@ -6,19 +6,22 @@ import asyncio
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import and_, select
 
+from evaluators import statistics
 from evaluators.custom.definition import revalidate
 from evaluators.engine import ruleset_hash
 from evaluators.request import EvaluationRequest
+from evaluators.statistics import EvalRow
 from receivers.native import register_model, validation_details
 from service.errors import IrisError, invalid_argument
 from service.evaluation import deployed_entries, trace_from_row
-from service.operations.arguments import EvaluateRunsArgs
+from service.operations.arguments import CompareRunsArgs, CompareTracesArgs, EvaluateRunsArgs
 from service.state import ServiceState
 from storage import codec
 from storage import runs as run_store
 from storage import traces as trace_store
-from storage.evaluations import evaluation_rows, evaluation_to_api, insert_evaluations
+from storage.evaluations import evaluation_rows, evaluation_to_api, evaluations, insert_evaluations
 
 
 def _validate(model: type[BaseModel], payload: Any) -> Any:
@@ -211,3 +214,93 @@ async def evaluate_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
             f"compare_runs(before={args.run!r}, after={target!r})."
         ),
     }
+
+
+def _rows_of(conn: Any, tenant: str, **filters: Any) -> list[EvalRow]:
+    ev = evaluations.c
+    conds = [ev.tenant_id == tenant]
+    for column, value in filters.items():
+        if value is not None:
+            conds.append(ev[column] == value)
+    rows = conn.execute(select(evaluations).where(and_(*conds)).order_by(ev.created_at, ev.id))
+    return [EvalRow.from_evaluation(evaluation_to_api(r)) for r in rows]
+
+
+async def compare_traces(state: ServiceState, payload: Any) -> dict[str, Any]:
+    """Repeat reliability over stored evaluations (SPEC §5.11, §12.2)."""
+    args: CompareTracesArgs = _validate(CompareTracesArgs, payload)
+
+    def run() -> list[EvalRow]:
+        with state.engine.connect() as conn:
+            return _rows_of(
+                conn, state.tenant, run=args.run, session_id=args.session, case_key=args.case_key
+            )
+
+    rows = await asyncio.to_thread(run)
+    result = statistics.compare_traces(
+        rows,
+        run=args.run,
+        session=args.session,
+        case_key=args.case_key,
+        group_by=args.group_by,
+        question=args.question,
+        min_attempts=args.min_attempts,
+    )
+    return result.to_dict()
+
+
+async def compare_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
+    """Did the agent get worse between two runs? (SPEC §5.10, §12.3)."""
+    args: CompareRunsArgs = _validate(CompareRunsArgs, payload)
+
+    def load() -> tuple[str | None, dict[str, tuple[list[EvalRow], str | None]]]:
+        with state.engine.connect() as conn:
+            before = args.before or run_store.baseline_run(conn, state.tenant)
+            loaded: dict[str, tuple[list[EvalRow], str | None]] = {}
+            for run_id in {r for r in (before, args.after) if r}:
+                reg = run_store.registration(conn, state.tenant, run_id)
+                loaded[run_id] = (
+                    _rows_of(conn, state.tenant, run=run_id),
+                    reg.reevaluation_of if reg is not None else None,
+                )
+            return before, loaded
+
+    before, loaded = await asyncio.to_thread(load)
+    if before is None:
+        raise invalid_argument(
+            "No 'before' run was given and no baseline is pinned.",
+            [
+                {
+                    "field": "before",
+                    "message": 'name a run, or pin one: PATCH /api/v1/runs/{id} {"baseline": true}',
+                }
+            ],
+        )
+    for run_id in (before, args.after):
+        if not loaded[run_id][0]:
+            raise invalid_argument(
+                f"Run {run_id!r} has no evaluations to compare.",
+                [{"field": "after" if run_id == args.after else "before", "value": run_id}],
+            )
+    if args.dataset is not None:
+        raise invalid_argument(
+            f"Unknown dataset {args.dataset!r}.",
+            [
+                {
+                    "field": "dataset",
+                    "value": args.dataset,
+                    "message": "no dataset has this id or label",
+                }
+            ],
+        )
+    sides = [
+        statistics.RunData(run_id=r, rows=loaded[r][0], reevaluation_of=loaded[r][1])
+        for r in (before, args.after)
+    ]
+    try:
+        result = statistics.compare_runs(
+            sides[0], sides[1], force=args.force, equivalence_margin=args.equivalence_margin
+        )
+    except statistics.IncomparableRuns as refused:
+        return refused.result.to_dict()
+    return result.to_dict()

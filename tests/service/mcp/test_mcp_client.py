@@ -286,7 +286,8 @@ async def walk_every_tool(session: ClientSession) -> None:
     compared = structured(
         await session.call_tool("compare_runs", {"before": "r1", "after": reeval["run"]})
     )
-    assert compared["verdict"] in ("worse", "better", "equivalent", "undetermined")
+    assert compared["comparable"] is True
+    assert compared["call"] in ("worse", "better", "equivalent", "undetermined")
     assert (
         error_of(await session.call_tool("compare_runs", {"after": "r1"}))["code"]
         == "IRIS_INVALID_ARGUMENT"

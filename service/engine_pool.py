@@ -14,6 +14,7 @@ import hashlib
 import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from evaluators.custom.definition import CustomRuleDef, revalidate
@@ -68,19 +69,28 @@ class EnginePool:
             )
         return self._pool
 
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        """Run in the pool; a pool broken by a dead process is rebuilt once."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), fn, *args)
+        except BrokenProcessPool:
+            self.shutdown()
+            return await loop.run_in_executor(self._executor(), fn, *args)
+
     async def evaluate(
         self, request: EvaluationRequest, entries: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), run_request, request, entries)
+        result: dict[str, Any] = await self._run(run_request, request, entries)
+        return result
 
     async def evaluate_many(
         self, requests: list[EvaluationRequest], entries: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         if not requests:
             return []
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), run_many, requests, entries)
+        results: list[dict[str, Any]] = await self._run(run_many, requests, entries)
+        return results
 
     def shutdown(self) -> None:
         if self._pool is not None:

@@ -71,3 +71,24 @@ async def reevaluate(run_id: str, request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         body = {"invalid": body}
     return await runs.evaluate_runs(state, {**body, "run": run_id})
+
+
+@router.post("/compare")
+async def compare(request: Request) -> dict[str, Any]:
+    """REST twin of compare_runs: same handler, same shape."""
+    state = _state(request)
+    body = await read_json(request, state.settings.max_body_bytes, "IRIS_MAX_BODY_BYTES")
+    return await runs.compare_runs(state, body)
+
+
+@router.get("/reliability")
+async def reliability(request: Request) -> dict[str, Any]:
+    """REST twin of compare_traces (query parameters are its arguments)."""
+    params: dict[str, Any] = dict(request.query_params)
+    if "min_attempts" in params:
+        params["min_attempts"] = (
+            int(params["min_attempts"])
+            if params["min_attempts"].isdigit()
+            else params["min_attempts"]
+        )
+    return await runs.compare_traces(_state(request), params)

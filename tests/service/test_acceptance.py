@@ -1,0 +1,72 @@
+"""SPEC §21.5 acceptance scenarios that concern the query, deletion, rule and
+evaluation tools, through the REST twins of the MCP tools (same functions)."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+
+def test_scenario_3_crossed_ranges_are_refused_naming_both(client: TestClient) -> None:
+    scores = client.get("/api/v1/traces", params={"min_score": 0.9, "max_score": 0.1})
+    assert scores.status_code == 400
+    assert "0.9" in scores.json()["error"]["message"] and "0.1" in scores.json()["error"]["message"]
+    dates = client.get("/api/v1/traces", params={"since": "2026-11-30", "until": "2026-11-01"})
+    assert dates.status_code == 400
+    assert {d["field"] for d in dates.json()["error"]["details"]} == {"since", "until"}
+
+
+def test_scenario_4_delete_trace(client: TestClient) -> None:
+    unknown = "f" * 32
+    assert client.delete(f"/api/v1/traces/{unknown}").json() == {
+        "deleted": False,
+        "trace_id": unknown,
+    }
+    output = "Reach me at jane.roe@gmail.com"
+    trace_id = client.post(
+        "/api/v1/traces",
+        json={"agent_name": "a", "output": output, "spans": [{"name": "s"}], "evaluate": True},
+    ).json()["trace_id"]
+    before = client.get(f"/api/v1/traces/{trace_id}").json()["evals"][0]
+    pii_before = next(r for r in before["rule_results"] if r["rule"] == "no_pii")
+    assert client.delete(f"/api/v1/traces/{trace_id}").json()["deleted"] is True
+    after = client.get("/api/v1/evaluations", params={"trace_id": trace_id}).json()["results"][0]
+    assert after["verdict"] == before["verdict"] and after["erased_at"]
+    assert after["output_text"] is None
+    pii_after = next(r for r in after["rule_results"] if r["rule"] == "no_pii")
+    assert pii_after["message"] == ""
+    spans_before = [(e["start"], e["end"]) for e in pii_before["evidence"] if "start" in e]
+    assert spans_before == [(12, 30)]
+    assert [(e["start"], e["end"]) for e in pii_after["evidence"] if "start" in e] == spans_before
+    assert all("matched" not in e and "text" not in e for e in pii_after["evidence"])
+    assert client.get(f"/api/v1/traces/{trace_id}").status_code == 404
+
+
+def test_scenario_5_delete_rule_twice_audits_once(client: TestClient) -> None:
+    rule = client.post(
+        "/api/v1/rules/custom",
+        json={
+            "name": "short",
+            "evalType": "completeness",
+            "definition": {"type": "min_length", "config": {"min_length": 5}},
+        },
+    ).json()["rule"]
+    assert client.delete(f"/api/v1/rules/custom/{rule['id']}").status_code == 204
+    assert client.delete(f"/api/v1/rules/custom/{rule['id']}").status_code == 404
+    actions = [e["action"] for e in client.get("/api/v1/audit").json()["entries"]]
+    assert actions.count("rule.delete") == 1
+
+
+def test_scenario_6_unknown_trace_stores_nothing(client: TestClient) -> None:
+    r = client.post("/api/v1/evaluate", json={"output": "x", "trace_id": "0" * 31 + "1"})
+    assert r.json()["error"]["code"] == "IRIS_UNKNOWN_TRACE"
+    assert client.get("/api/v1/evaluations").json()["total"] == 0
+
+
+def test_scenario_7_default_bundle_and_cost_row_without_cost(client: TestClient) -> None:
+    body = client.post(
+        "/api/v1/evaluate",
+        json={"output": "The capital of France is Paris.", "input": "Capital of France?"},
+    ).json()
+    assert body["eval_type"] == "all" and body["note"]
+    cost = body["categories"]["cost"]
+    assert cost["passed"] is None and cost["score"] is None and cost["insufficient_data"] is True

@@ -186,9 +186,8 @@ def main() -> int:
             f"stored end to end: {total_spans / spans_done_at:,.0f} spans/s ({spans_done_at:.1f} s)"
         )
     if evaluated_at:
-        print(
-            f"evaluated end to end: {args.traces / evaluated_at:,.0f} traces/s ({evaluated_at:.1f} s)"
-        )
+        rate = args.traces / evaluated_at
+        print(f"evaluated end to end: {rate:,.0f} traces/s ({evaluated_at:.1f} s)")
     else:
         print(f"NOT all evaluated within {args.timeout:.0f} s: {timeline[-1][1]}")
     print(
@@ -200,7 +199,8 @@ def main() -> int:
     step = max(1, len(timeline) // 12)
     for elapsed, point in timeline[::step]:
         print(
-            f"  {elapsed:6.1f}: queue {point['queue']:>6}  evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
+            f"  {elapsed:6.1f}: queue {point['queue']:>6}  "
+            f"evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
         )
     if waits:
         print(f"mean delay {statistics.mean(waits):.2f} s over {len(waits)} traces")

@@ -15,7 +15,13 @@ from typing import Any, Literal
 
 from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
 from evaluators.lexical.sentences import split_sentences
-from evaluators.lexical.terms import content_terms, terms_of_words, words
+from evaluators.lexical.terms import (
+    content_terms,
+    terms_of_words,
+    word_set,
+    word_term_set,
+    words,
+)
 from evaluators.model import Span, ToolCall
 from evaluators.request import EvaluationRequest
 from evaluators.textview import Folded, fold
@@ -165,6 +171,20 @@ class EvalContext:
         return terms_of_words(self.output_words)
 
     @cached_property
+    def output_term_set(self) -> frozenset[str]:
+        """``set(output_terms)``, without building the list when no rule has."""
+        if "output_terms" in self.__dict__ or "```" in self.output:
+            return frozenset(self.output_terms)
+        return frozenset(word_term_set(self.output))
+
+    @cached_property
+    def output_word_set(self) -> frozenset[str]:
+        """``set(output_words)``, without building the list when no rule has."""
+        if "output_words" in self.__dict__:
+            return frozenset(self.output_words)
+        return frozenset(word_set(self.output))
+
+    @cached_property
     def output_words(self) -> list[str]:
         """``words(output)``: lowercase words, identifiers split (fences kept)."""
         return words(self.output)
@@ -242,11 +262,12 @@ class EvalContext:
         key = THRESHOLD_ALIASES.get(key, key)
         spec = THRESHOLDS[key]
         cc = self.request.custom_config
-        for name in (key, *[a for a, k in THRESHOLD_ALIASES.items() if k == key]):
-            if name in cc:
-                parsed = spec.parse(cc[name])
-                if parsed is not None:
-                    return parsed, "call"
+        if cc:
+            for name in (key, *[a for a, k in THRESHOLD_ALIASES.items() if k == key]):
+                if name in cc:
+                    parsed = spec.parse(cc[name])
+                    if parsed is not None:
+                        return parsed, "call"
         conf = self.config.threshold(key)
         if conf is not None and conf[0] is not None:
             return conf

@@ -74,36 +74,46 @@ def _point(
     return 1 - keep, q
 
 
-def _sampled_points(
-    dets: tuple[Detector, ...],
-    draws: dict[str, tuple[tuple[float, ...], tuple[float, ...]]],
-    pi: float,
-) -> list[float]:
+@lru_cache(maxsize=512)
+def _group_samples(
+    fired: tuple[str, ...], members: tuple[str, ...], pi: float, version: str
+) -> tuple[float, ...]:
+    """One class's per-draw value (``q[cls]`` of :func:`_point` under draw
+    ``i``), for every draw. A class's value depends only on its detectors,
+    their fired marks and the prior, so many combinations share it."""
+    if fired:
+        cols = [_draws(n, version) for n in fired]
+        if len(cols) == 1:
+            s0, sp0 = cols[0]
+            return tuple(ppv(a, b, pi) for a, b in zip(s0, sp0, strict=True))
+        return tuple(
+            max(ppv(c[0][i], c[1][i], pi) for c in cols) for i in range(DRAWS)
+        )
+    miss = [pi] * DRAWS
+    clean = [1 - pi] * DRAWS
+    for n in members:
+        s, sp = _draws(n, version)
+        miss = [m * (1 - x) for m, x in zip(miss, s, strict=True)]
+        clean = [c * y for c, y in zip(clean, sp, strict=True)]
+    return tuple(
+        m / (m + c) if m + c > 0 else 0.0 for m, c in zip(miss, clean, strict=True)
+    )
+
+
+def _sampled_points(dets: tuple[Detector, ...], version: str, pi: float) -> list[float]:
     """``_point(dets, rates_i, pi)[0]`` for every draw ``i``: the same
-    arithmetic in the same order, with the grouping done once, not per draw."""
+    arithmetic in the same order, with each class's values computed once per
+    (class detectors, fired marks, prior) and shared across combinations."""
     by: dict[str, list[Detector]] = {}
     for d in dets:
         by.setdefault(d.cls, []).append(d)
-    groups = []
+    keep = [1.0] * DRAWS
     for ds in by.values():
-        fired = [d.name for d in ds if d.fired]
-        groups.append((fired, [d.name for d in ds]))
-    samples: list[float] = []
-    for i in range(DRAWS):
-        keep = 1.0
-        for fired, members in groups:
-            if fired:
-                v = max(ppv(draws[n][0][i], draws[n][1][i], pi) for n in fired)
-            else:
-                miss = pi
-                clean = 1 - pi
-                for n in members:
-                    miss *= 1 - draws[n][0][i]
-                    clean *= draws[n][1][i]
-                v = miss / (miss + clean) if miss + clean > 0 else 0.0
-            keep *= 1 - v
-        samples.append(1 - keep)
-    return samples
+        fired = tuple(d.name for d in ds if d.fired)
+        members = tuple(d.name for d in ds)
+        vals = _group_samples(fired, members if not fired else (), pi, version)
+        keep = [k * (1 - v) for k, v in zip(keep, vals, strict=True)]
+    return [1 - k for k in keep]
 
 
 @lru_cache(maxsize=4096)
@@ -116,9 +126,7 @@ def estimate(dets: tuple[Detector, ...], prior: float, mode: str) -> Risk | None
     rates = {d.name: figures.counts(d.name).rates for d in dets}  # type: ignore[union-attr]
     p, q = _point(dets, rates, pi)
     version = figures.corpus_version()
-    names = sorted({d.name for d in dets})
-    draws = {n: _draws(n, version) for n in names}
-    samples = _sampled_points(dets, draws, pi)
+    samples = _sampled_points(dets, version, pi)
     samples.sort()
     lo = min(samples[int(0.025 * DRAWS)], p)
     hi = max(samples[int(0.975 * DRAWS) - 1], p)

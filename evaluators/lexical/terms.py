@@ -349,6 +349,40 @@ def words(text: str) -> list[str]:
     return out
 
 
+def word_set(text: str) -> set[str]:
+    """``set(words(text))``, splitting each distinct token once."""
+    out: set[str] = set()
+    cache = _TOKEN_WORDS
+    for tok in set(_WORD.findall(text)):
+        parts = cache.get(tok)
+        if parts is None:
+            parts = _split_token(tok)
+        out.update(parts)
+    return out
+
+
+# Token -> the stemmed content terms of its words, for :func:`word_term_set`.
+_TOKEN_TERMS: dict[str, tuple[str, ...]] = {}
+
+
+def word_term_set(text: str) -> set[str]:
+    """``set(terms_of_words(words(text)))``, splitting and stemming each
+    distinct token once per process rather than at every occurrence."""
+    out: set[str] = set()
+    cache = _TOKEN_TERMS
+    for tok in set(_WORD.findall(text)):
+        terms = cache.get(tok)
+        if terms is None:
+            parts = _TOKEN_WORDS.get(tok)
+            if parts is None:
+                parts = _split_token(tok)
+            terms = tuple(stem(w) for w in parts if len(w) > 2 and w not in STOPWORDS)
+            if len(cache) < _TOKEN_CACHE_MAX:
+                cache[tok] = terms
+        out.update(terms)
+    return out
+
+
 def terms_of_words(ws: list[str]) -> list[str]:
     """Stemmed content terms of an already-split word list (see :func:`words`)."""
     return [stem(w) for w in ws if len(w) > 2 and w not in STOPWORDS]

@@ -7,6 +7,7 @@ because prose requests are whole and splitting them invents parts.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -138,7 +139,10 @@ def mirrors_marker(marker: str | None, output: str) -> bool:
 
 
 def engaged_terms(
-    part_terms: list[str], out_words: set[str], out_stems: set[str], out_prefixes: set[str]
+    part_terms: list[str],
+    out_words: AbstractSet[str],
+    out_stems: set[str],
+    out_prefixes: set[str],
 ) -> int:
     hit = 0
     for t in set(part_terms):

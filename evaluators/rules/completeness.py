@@ -100,7 +100,7 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     meas = [p for p in parts if asks.measurable(p)]
     if len(meas) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
-    out_words = set(ctx.output_words)
+    out_words = ctx.output_word_set
     out_stems = {stem(w) for w in out_words}
     out_prefixes = {w[:4] for w in out_words if len(w) >= 4}
     n_out_words = len(ctx.output.split())
@@ -251,7 +251,7 @@ def _sentence_repetition(
     counts: dict[str, int] = {}
     for s, e in spans:
         sent = body[s:e].strip().lower()
-        if len(sent.split()) >= 3:
+        if len(sent.split(None, 2)) >= 3:  # three words or more
             counts[sent] = counts.get(sent, 0) + 1
     if not counts:
         return None
@@ -259,10 +259,22 @@ def _sentence_repetition(
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
-    nonws = len("".join(body.split())) or 1
+    nonws = sum(map(len, body.split())) or 1
     if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
+
+
+# ASCII text: every character outside [a-z'] becomes a space, so a plain
+# split gives the runs ``re.findall(r"[a-z']+", text)`` gives.
+_NOT_LETTER_RUN = {i: " " for i in range(128) if not (chr(i).islower() or chr(i) == "'")}
+
+
+def _letter_runs(low: str) -> list[str]:
+    """``re.findall(r"[a-z']+", low)``, by translate and split on ASCII text."""
+    if low.isascii():
+        return low.translate(_NOT_LETTER_RUN).split()
+    return re.findall(r"[a-z']+", low)
 
 
 def says_something(ctx: EvalContext) -> Outcome:
@@ -274,11 +286,11 @@ def says_something(ctx: EvalContext) -> Outcome:
     whole = span("output", len(out) - len(out.lstrip()), len(out.rstrip()), "the whole output")
     shape: str | None = None
     low = stripped.lower()
-    toks = re.findall(r"[a-z']+", low)
+    toks = _letter_runs(low)
     if (
         not re.search(r"\w", stripped)
         or low in _ARTEFACTS
-        or (toks and sum(t in _LOREM for t in toks) / len(toks) >= 0.5)
+        or (toks and sum(map(_LOREM.__contains__, toks)) / len(toks) >= 0.5)
     ):
         shape = "placeholder"
     ask_words = ctx.input_words
@@ -303,7 +315,8 @@ def says_something(ctx: EvalContext) -> Outcome:
             shape = "acknowledgement"
     if shape is None:
         body = _AI_PREAMBLE.sub("", stripped)
-        if len(body.split()) <= 24 and _REFUSAL.search(body):
+        # at most 24 words: a split capped at 24 cuts yields 25 pieces past that
+        if len(body.split(None, 24)) <= 24 and _REFUSAL.search(body):
             blocked = ctx.threshold("blocklist")[0]
             if not any(p.lower() in ask.lower() for p in blocked):
                 shape = "refusal"

@@ -13,6 +13,7 @@ from typing import Any
 
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, skip, span
+from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason
 
 KNOWN_EXTENSIONS = frozenset(
@@ -123,6 +124,7 @@ _PROPOSAL = re.compile(
     r"might)\b",
     re.I,
 )
+_PROPOSAL_LOWER = lowered_twin(_PROPOSAL)
 _URL = re.compile(r"https?://[^\s<>()\"'`\]]+")
 # The lookahead skips plain words at once: a location has a dot or a slash
 # somewhere in its run, so nothing without one needs the per-match work below.
@@ -130,6 +132,13 @@ _PATHISH = re.compile(
     r"(?<![\w@/.-])(?=[A-Za-z0-9_.\-/]*[./])(?:\.{0,2}/)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.\-]+)*/?"
 )
 _TRAIL = ".,;:)]}'\"`!?"
+# A _PATHISH match begins where a run of its characters begins (its
+# lookbehind refuses all of them) and lies inside that run. Only a match with
+# a slash, or with a dot that some other character follows (the dot inside
+# ``a.ts``), can be a location: a run with neither (``boot.`` at the end of a
+# sentence) is not tried at all.
+_PATHISH_RUN = re.compile(r"[A-Za-z0-9_./\-]*")
+_LOCATION_ANCHOR = re.compile(r"/|\.[A-Za-z0-9_\-]")
 
 
 def fold_location(loc: str) -> str:
@@ -160,7 +169,7 @@ def extract_claims(text: str) -> list[tuple[int, int, str]]:
         if "/" in rest and rest.split("/", 1)[1].strip("/"):
             found.append((m.start(), m.start() + len(url), url))
             taken.append((m.start(), m.end()))
-    for m in _PATHISH.finditer(text):
+    for m in anchored_finditer(_PATHISH, _LOCATION_ANCHOR, text, _PATHISH_RUN):
         if taken and any(a <= m.start() < b for a, b in taken):
             continue
         tok = m.group(0).rstrip(_TRAIL.replace("/", ""))
@@ -217,7 +226,8 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
                     "defeated",
                 )
             _ground_add(ground, out)
-            last = out.split()[-1] if out.split() else ""
+            tail = out.rsplit(None, 1)  # the last whitespace-separated token
+            last = tail[-1] if tail else ""
             if last:
                 tails.append(fold_location(last).rsplit("/", 1)[-1])
         if failure_reason(st) is None:
@@ -235,7 +245,11 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         sentence = ctx.output[
             sent_start : min(sent_end_candidates) if sent_end_candidates else len(ctx.output)
         ]
-        if _PROPOSAL.search(sentence):
+        if (
+            _PROPOSAL_LOWER.search(sentence.lower())
+            if sentence.isascii()
+            else _PROPOSAL.search(sentence)
+        ):
             continue
         segs = _segments(loc)
         last = segs[-1] if segs else folded

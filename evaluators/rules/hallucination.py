@@ -28,7 +28,8 @@ def _num(s: str) -> float:
 
 def context_free_signals(output: str) -> list[tuple[str, int, int, str]]:
     sig: list[tuple[str, int, int, str]] = []
-    for m in _SUM.finditer(output):
+    # every _SUM match holds a "+" and an "="
+    for m in _SUM.finditer(output) if "+" in output and "=" in output else ():
         addends = [_num(m.group(1))] + [
             _num(x) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", m.group(2))
         ]

@@ -25,6 +25,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
+
+from evaluators.rules.scan import anchored_finditer, lowered_twin
 
 Signal = tuple[str, int, int, str]
 
@@ -90,9 +93,10 @@ _UNIT_AFTER = re.compile(r"\s?-?\s?([A-Za-z][A-Za-z/-]*)")
 _TIME_UNITS = frozenset({"ms", "second", "minute", "hour", "day", "week"})
 
 
-@dataclass(frozen=True, slots=True)
-class Num:
-    """One number as written: value, scaled value, percent flag, unit, offsets."""
+class Num(NamedTuple):
+    """One number as written: value, scaled value, percent flag, unit, offsets.
+    Immutable; a named tuple because a text holds many numbers and a frozen
+    dataclass pays one ``object.__setattr__`` per field to build each."""
 
     value: float
     scaled: float
@@ -138,21 +142,23 @@ def _num_matches(text: str) -> Iterator[re.Match[str]]:
 def numbers(text: str) -> list[Num]:
     """Every number in ``text`` with the unit word that follows it (if known)."""
     out: list[Num] = []
+    unit_after = _UNIT_AFTER.match
+    units = _UNIT_WORDS
     for m in _num_matches(text):
-        raw = m.group("num")
-        value = float(raw.replace(",", ""))
-        suf = m.group("suf")
+        raw, suf, pct_sign = m.group("num", "suf", "pct")
+        value = float(raw.replace(",", "")) if "," in raw else float(raw)
         scaled = value * _SCALE[suf] if suf else value
-        pct = bool(m.group("pct"))
+        pct = bool(pct_sign)
+        start, end = m.span()
         unit: str | None = "%" if pct else None
         if unit is None:
-            u = _UNIT_AFTER.match(text, m.end())
+            u = unit_after(text, end)
             if u:
                 word = u.group(1).lower().rstrip("/")
-                unit = _UNIT_WORDS.get(word) or _UNIT_WORDS.get(word.split("-")[0])
-        before = text[max(0, m.start() - 24) : m.start()].rstrip().lower()
+                unit = units.get(word) or units.get(word.split("-")[0])
+        before = text[max(0, start - 24) : start].rstrip().lower()
         approx = before.endswith(_APPROX_WORDS)
-        out.append(Num(value, scaled, pct, unit, approx, m.start(), m.end(), raw))
+        out.append(Num(value, scaled, pct, unit, approx, start, end, raw))
     return out
 
 
@@ -633,6 +639,23 @@ _ROLE_CLAIM = re.compile(
 _FILE_TOKEN = re.compile(
     r"(?<![\w./-])(?P<f>\.?[A-Za-z0-9][\w-]*(?:\.[A-Za-z][\w-]*)+)(?![\w/-]|\.[A-Za-z])"
 )
+# Both open with a lookbehind refusing every character of their run class
+# (``[\w.]``; ``[\w.-]``, whose ``/`` the lookbehind refuses too), consume
+# only that class up to their anchor (a digit-dot-digit; a dot before a
+# letter), so they are tried only at the start of a run holding the anchor.
+_VERSION_RUN = re.compile(r"[\w.]*")
+_FILE_RUN = re.compile(r"[\w.-]*")
+_DOT_LETTER = re.compile(r"\.[A-Za-z]")
+
+
+def _version_matches(text: str) -> Iterator[re.Match[str]]:
+    return anchored_finditer(_VERSION_ANY, _DIGIT_DOT_DIGIT, text, _VERSION_RUN)
+
+
+def _file_matches(text: str) -> Iterator[re.Match[str]]:
+    return anchored_finditer(_FILE_TOKEN, _DOT_LETTER, text, _FILE_RUN)
+
+
 _TABLE_CSV = re.compile(
     r"^\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*,\s*(?P<rest>[^\n]*\d[^\n]*)$", re.M
 )
@@ -762,7 +785,10 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     loose = nums
     if not loose or _cannot_match(out, _ATTRIBUTION_LITERALS):
         return
-    for cue in _ATTRIBUTION.finditer(out):
+    cues = (
+        _ATTRIBUTION_LOWER.finditer(out.lower()) if out.isascii() else _ATTRIBUTION.finditer(out)
+    )
+    for cue in cues:
         s, e = _sentence_of(out, cue.start())
         for n in loose:
             if s <= n.start < e:
@@ -833,6 +859,14 @@ def _times(out: str, mat: Material) -> Iterator[Signal]:
             )
 
 
+# Lowered twins (see ``lowered_twin``) for ASCII output: same matches, same
+# offsets, on ``out.lower()``, several times faster than re.I.
+_FAILURE_ACK_LOWER = lowered_twin(_FAILURE_ACK)
+_ATTRIBUTION_LOWER = lowered_twin(_ATTRIBUTION)
+_DENIAL_LOWER = lowered_twin(_DENIAL)
+_SUCCESS_CLAIM_LOWER = lowered_twin(_SUCCESS_CLAIM)
+
+
 def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not any(k in mat.lower for k in _FAILURE_HINTS):
@@ -840,9 +874,15 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     reasons = [why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]
     if not reasons:
         return
-    if _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
-        return
-    claim = _SUCCESS_CLAIM.search(out)
+    if out.isascii():
+        low = out.lower()
+        if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low)):
+            return
+        claim = _SUCCESS_CLAIM_LOWER.search(low)
+    else:
+        if _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
+            return
+        claim = _SUCCESS_CLAIM.search(out)
     if claim is None:
         return
     s, e = claim.start(), claim.end()
@@ -1037,7 +1077,7 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     """Versions absent from the material, or a package put on a major the
     material pins differently (React 18 where package.json pins 17.0.2)."""
     src_low = mat.lower
-    for m in _VERSION_ANY.finditer(out) if _DIGIT_DOT_DIGIT.search(out) else ():
+    for m in _version_matches(out):
         v = m.group(0).lower()
         if v.lstrip("v") not in src_low:
             yield (
@@ -1139,13 +1179,13 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
 def _files(out: str, mat: Material) -> Iterator[Signal]:
     """A file the material's listing lacks while it lists its siblings
     (``.env.production`` beside ``.env.development`` and ``.env.test``)."""
-    present = {m.group("f").lower() for m in _FILE_TOKEN.finditer(mat.text)}
+    present = {m.group("f").lower() for m in _file_matches(mat.text)}
     if not present:
         return
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
-    for m in _FILE_TOKEN.finditer(out):
+    for m in _file_matches(out):
         f = m.group("f").lower()
         if f in present:
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from evaluators.context import EvalContext
@@ -11,6 +12,9 @@ from evaluators.lexical.terms import content_terms, strip_fences
 from evaluators.rules.base import Outcome, count, skip
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
+# A maximal run of four or more ASCII letters: the runs of
+# ``re.findall(r"[A-Za-z]+", text)`` at least four long, one match each.
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +28,7 @@ def overlap(ctx: EvalContext) -> Overlap | None:
     ask = set(ctx.input_terms)
     if not ask:
         return None
-    out = set(ctx.output_terms)
+    out = ctx.output_term_set
     found = len(ask & out)
     return Overlap(found / len(ask), found, len(ask))
 
@@ -56,9 +60,13 @@ class Continuity:
     total: int
 
 
-def _units(text: str) -> list[str]:
-    """Sentences, with list items folded under the sentence introducing them."""
+def _units(text: str, sentences: list[tuple[int, int]] | None = None) -> list[str]:
+    """Sentences, with list items folded under the sentence introducing them.
+    ``sentences`` are ``split_sentences(text)`` when the caller has them: a
+    text with no fence and no line break is one block, and reuses them."""
     body = strip_fences(text)
+    if sentences is not None and body is text and "\n" not in body:
+        return [body[s:e] for s, e in sentences] if body.strip() else []
     units: list[str] = []
     for block in re.split(r"\n", body):
         if not block.strip():
@@ -83,16 +91,19 @@ def continuity(ctx: EvalContext) -> Continuity | str:
 
 def _continuity(ctx: EvalContext) -> Continuity | str:
     min_words, _ = ctx.threshold("topic_consistency_min_words")
-    if (
-        len([w for w in re.findall(r"[A-Za-z]+", strip_fences(ctx.output)) if len(w) >= 4])
-        < min_words
-    ):
+    # letter runs of four or more, counted only as far as the minimum
+    long_words = 0
+    for _ in _LONG_WORD.finditer(strip_fences(ctx.output)):
+        long_words += 1
+        if long_words >= min_words:
+            break
+    if long_words < min_words:
         return f"the output has fewer than {min_words} words of four or more letters"
     topic = set(ctx.input_terms)
     if not topic:
         return "the input has no content terms"
     total = connected = 0
-    for unit in _units(ctx.output):
+    for unit in _units(ctx.output, ctx.output_sentences):
         terms = set(content_terms(unit))
         if not terms:
             continue
@@ -195,7 +206,7 @@ def _echoes_identifier(ask: str, output: str) -> str | None:
     return None
 
 
-def _field_hits(ask_terms: set[str], out_terms: set[str]) -> int:
+def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
     """Output terms, not in the ask, that share a semantic field with an ask term."""
     fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
     if not fields:
@@ -221,7 +232,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
             saw=("output", "input"),
             asked=asked,
         )
-    out_terms = set(ctx.output_terms)
+    out_terms = ctx.output_term_set
     ask_len = len((ctx.input or "").strip())
     if out_terms and out_terms <= ask_terms and len(ctx.output.strip()) <= 1.2 * ask_len:
         return Outcome(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
+from evaluators.rules.scan import lowered_twin, prefiltered_finditer, prefiltered_search
 
 _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -94,7 +95,26 @@ _DISCLOSURE = re.compile(
     r"don't rely|TODO stubs?)",
     re.I,
 )
+# On ASCII text ``str.lower`` folds exactly the letters re.I folds and keeps
+# every offset, so "a _DISCLOSURE match exists" is "the lowercase pattern,
+# case-sensitive, matches the lowered text": a scan re runs far faster, tried
+# only where one of the literals its alternatives open with occurs. (The
+# pattern has no uppercase escape for lower() to change.)
+_DISCLOSURE_LOWER = re.compile(_DISCLOSURE.pattern.lower())
+_DISCLOSURE_STARTS = re.compile(
+    r"not |have not |haven't |still |is |are |blocked|remaining work|do not rely|don't rely|"
+    r"todo stub"
+)
+# Where a _MARKER_WORD match can begin: one of its literals (case-sensitive).
 _MARKER_WORD = re.compile(r"\b(TODO|FIXME|TBD|XXX|HACK|PLACEHOLDER)\b")
+_MARKER_STARTS = re.compile(r"TODO|FIXME|TBD|XXX|HACK|PLACEHOLDER")
+
+
+def _discloses(output: str, low: str) -> bool:
+    """``_DISCLOSURE.search(output)`` is not None; ``low`` is ``output.lower()``."""
+    if output.isascii():
+        return prefiltered_search(_DISCLOSURE_LOWER, _DISCLOSURE_STARTS, low) is not None
+    return _DISCLOSURE.search(output) is not None
 _PASS_BODY = re.compile(r"^(\s*)(?:async\s+)?def\s+\w+\s*\([^)]*\)[^:]*:\s*$")
 _ABSTRACT = re.compile(r"@abstractmethod|@abc\.abstractmethod|@overload|Protocol\)")
 
@@ -137,6 +157,20 @@ def _may_match(name: str, low: str) -> bool:
 
 _CODE_SCAN = tuple((name, _line_scoped(rx)) for name, rx in _CODE_STUBS)
 _PROSE_SCAN = tuple((name, _line_scoped(rx)) for name, rx in _PROSE_STUBS)
+
+
+def _twin(rx: re.Pattern[str]) -> re.Pattern[str] | None:
+    try:
+        return _line_scoped(lowered_twin(rx))
+    except ValueError:  # an uppercase literal in the pattern: no twin
+        return None
+
+
+# Line-scoped lowered twins (see ``lowered_twin``): run on the lowered output
+# when it is ASCII, where they match at the same offsets, several times faster.
+_SCAN_TWINS: dict[str, re.Pattern[str] | None] = {
+    name: _twin(rx) for name, rx in (*_CODE_STUBS, *_PROSE_STUBS)
+}
 _RANK_MARKER, _RANK_CUSTOM, _RANK_CODE, _RANK_EMPTY, _RANK_PROSE = 0, 1, 2, 20, 21
 
 
@@ -195,7 +229,7 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
         return bisect_right(starts, pos) - 1
 
     if not marker_is_deliverable:
-        for m in _MARKER_WORD.finditer(output):
+        for m in prefiltered_finditer(_MARKER_WORD, _MARKER_STARTS, output):
             li = line_of(m.start())
             if live[li]:
                 ranked.append(
@@ -213,12 +247,15 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
                     ranked.append((li, _RANK_CUSTOM, i, StubHit("marker", i, i + len(mk))))
                 i = low.find(needle, i + 1)
     low_all = output.lower()
+    ascii_text = output.isascii()
     for rank, table in ((_RANK_CODE, _CODE_SCAN), (_RANK_PROSE, _PROSE_SCAN)):
         for k, (name, rx) in enumerate(table):
             if not _may_match(name, low_all):
                 continue
             seen_lines: set[int] = set()
-            for hit in rx.finditer(output):
+            twin = _SCAN_TWINS[name] if ascii_text else None
+            hits = twin.finditer(low_all) if twin is not None else rx.finditer(output)
+            for hit in hits:
                 li = line_of(hit.start())
                 if not live[li] or li in seen_lines:
                     continue
@@ -247,7 +284,11 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
 def no_stub_output(ctx: EvalContext) -> Outcome:
     markers, src = ctx.threshold("stub_markers")
     hits = find_stubs(ctx.output, ctx.input or "", tuple(markers))
-    if hits and _may_match("disclosure", ctx.output_lower) and _DISCLOSURE.search(ctx.output):
+    if (
+        hits
+        and _may_match("disclosure", ctx.output_lower)
+        and _discloses(ctx.output, ctx.output_lower)
+    ):
         return Outcome(
             True,
             1.0,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -297,31 +296,39 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+# ASCII characters str.isalnum() rejects, "_" among them: what _NOT_ALNUM
+# removes from ASCII text, removed by one translate.
+_NOT_ALNUM_ASCII = dict.fromkeys(i for i in range(128) if not chr(i).isalnum())
+
+
 def _squash(text: str) -> str:
-    return _NOT_ALNUM.sub("", text.lower())
+    low = text.lower()
+    if low.isascii():
+        return low.translate(_NOT_ALNUM_ASCII)
+    return _NOT_ALNUM.sub("", low)
 
 
 # One clause as _names and acknowledges read it: (lowercase, squashed).
 Clause = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class _Reading:
-    """The capped output folded once, however many failed calls ask about it:
-    the whole of it and each sentence (lowercased) with its clauses."""
-
-    whole: Clause
-    sentences: tuple[tuple[str, tuple[Clause, ...]], ...]
+@lru_cache(maxsize=32)
+def _whole(output: str) -> Clause:
+    """The capped output, lowercased and squashed, folded once however many
+    failed calls ask about it."""
+    body = output[:_ACK_CAP]
+    return body.lower(), _squash(body)
 
 
 @lru_cache(maxsize=32)
-def _reading(output: str) -> _Reading:
-    body = output[:_ACK_CAP]
+def _sentence_rows(output: str) -> tuple[tuple[str, tuple[Clause, ...]], ...]:
+    """Each sentence of the capped output (lowercased) with its clauses; only
+    folded when the whole output names a failed call's subject."""
     rows = []
-    for sentence in _sentences(body):
+    for sentence in _sentences(output[:_ACK_CAP]):
         clauses = tuple((c.lower(), _squash(c)) for c in _clauses(sentence))
         rows.append((sentence.lower(), clauses))
-    return _Reading((body.lower(), _squash(body)), tuple(rows))
+    return tuple(rows)
 
 
 def _names_folded(low: str, squashed: str, terms: list[str]) -> bool:
@@ -350,15 +357,15 @@ def owns_failure(step: Step, output: str) -> bool:
     when the output never names the subject, failure phrasing anywhere counts
     but a hedge about something else does not."""
     terms = _subject_terms(step)
+    # the whole (capped) output, lowercased as acknowledges() lowers it
+    whole_low, squashed = _whole(output)
     if not terms:
-        return acknowledges(output, hedges=False)
-    reading = _reading(output)
+        return _acknowledges_lower(whole_low, hedges=False)
     # a clause can only name a term the whole (capped) output contains
-    low, squashed = reading.whole
-    if not any(t in (low if "." in t else squashed) for t in terms):
-        return acknowledges(output, hedges=False)
+    if not any(t in (whole_low if "." in t else squashed) for t in terms):
+        return _acknowledges_lower(whole_low, hedges=False)
     named = False
-    for sentence_low, clauses in reading.sentences:
+    for sentence_low, clauses in _sentence_rows(output):
         about = [c for c in clauses if _names_folded(c[0], c[1], terms)]
         if not about:
             continue
@@ -371,7 +378,7 @@ def owns_failure(step: Step, output: str) -> bool:
             n in f" {low}" for low, _ in about for n in SUBJECT_NEGATIONS
         ):
             return True
-    return False if named else acknowledges(output, hedges=False)
+    return False if named else _acknowledges_lower(whole_low, hedges=False)
 
 
 def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:

@@ -1,0 +1,126 @@
+"""``finditer`` for patterns that open with a lookbehind, tried only where a
+match can begin.
+
+re cannot skip ahead on a pattern that starts with a lookbehind (or ``\\b``),
+so ``finditer`` runs the matcher at every character. Many of the engine's
+token patterns have two properties that make almost every attempt pointless:
+
+* the lookbehind refuses every character of some run class (say ``[\\w.]``),
+  and every character a match consumes before its anchor is of that class,
+  so a match can only begin where a maximal run of the class begins;
+* every match holds a short, cheaply found *anchor* (a dot before a letter,
+  a digit-dot-digit) inside that run.
+
+:func:`anchored_finditer` finds the anchors, walks back to the start of the
+run holding each and attempts the pattern there, once per run, in order. It
+yields exactly the matches ``pattern.finditer(text)`` yields, provided the
+two properties hold for the pattern (each caller states why they do).
+``Pattern.match(text, pos)`` sees the characters before ``pos``, so the
+pattern's own lookbehind still decides at the run start.
+
+Two more shortcuts with the same contract (the same matches, at the same
+offsets): :func:`prefiltered_finditer` attempts a ``\b``-led pattern only
+where a case-sensitive literal it opens with occurs, and
+:func:`lowered_twin` turns an all-lowercase ``re.I`` pattern into a
+case-sensitive one for lowered ASCII text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+
+def _reach(extent: Callable[[str, int], re.Match[str] | None], text: str, i: int) -> int:
+    """Where the run that starts at ``i`` ends (a starred class always matches)."""
+    m = extent(text, i)
+    return m.end() if m is not None else i
+
+
+def anchored_finditer(
+    pattern: re.Pattern[str],
+    anchor: re.Pattern[str],
+    text: str,
+    run: re.Pattern[str],
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` when each match starts where a maximal run
+    of ``run`` characters starts (``run`` is one character class, starred:
+    ``[\\w.]*``) and holds an ``anchor`` match in that run; the pattern must
+    not match the empty string. Run starts are found on the reversed text,
+    so every walk over a run is re's, not a Python loop."""
+    find = anchor.search
+    match = pattern.match
+    extent = run.match
+    n = len(text)
+    rev = ""
+    pos = 0  # as in finditer: every start before ``pos`` is settled
+    scan = 0
+    while True:
+        a = find(text, scan)
+        if a is None:
+            return
+        i = a.start()
+        if not rev:
+            rev = text[::-1]
+        p = n - _reach(extent, rev, n - i)  # the run's first character
+        # every later anchor of this run shares its start: skip past the run
+        scan = max(_reach(extent, text, i), i + 1)
+        if p < pos:  # tried already, or inside a match
+            continue
+        m = match(text, p)
+        if m is None:
+            pos = p + 1
+            continue
+        yield m
+        pos = m.end()
+        scan = max(scan, pos)
+
+
+def _candidates(
+    pattern: re.Pattern[str], starts: re.Pattern[str], text: str
+) -> Iterator[re.Match[str]]:
+    find = starts.search
+    match = pattern.match
+    pos = 0
+    while True:
+        c = find(text, pos)
+        if c is None:
+            return
+        m = match(text, c.start())
+        if m is None:
+            pos = c.start() + 1
+            continue
+        yield m
+        pos = m.end() if m.end() > m.start() else m.start() + 1
+
+
+def prefiltered_finditer(
+    pattern: re.Pattern[str], starts: re.Pattern[str], text: str
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern that opens with ``\\b`` or a
+    lookbehind and never matches the empty string: ``starts`` (a literal
+    alternation re can scan for quickly, same flags) matches at every
+    position a match of ``pattern`` can begin, and ``pattern`` is attempted
+    only there."""
+    return _candidates(pattern, starts, text)
+
+
+def prefiltered_search(
+    pattern: re.Pattern[str], starts: re.Pattern[str], text: str
+) -> re.Match[str] | None:
+    """``pattern.search(text)`` under the contract of :func:`prefiltered_finditer`."""
+    return next(_candidates(pattern, starts, text), None)
+
+
+def lowered_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The same all-lowercase ``re.I`` pattern, case-sensitive, for lowered
+    ASCII text. On ASCII text ``str.lower`` folds exactly the letters re.I
+    folds and keeps every offset, so the twin on ``text.lower()`` matches
+    where the pattern matches on ``text``, at the same offsets (group text
+    comes back lowercased). A case-sensitive scan is several times faster.
+    Only an all-lowercase source qualifies: an uppercase letter in a class
+    range or an escape (``\\W``) would change meaning when lowered."""
+    src = pattern.pattern
+    if not pattern.flags & re.IGNORECASE or src != src.lower():
+        raise ValueError(f"not an all-lowercase re.I pattern: {src[:60]!r}")
+    return re.compile(src, pattern.flags & ~re.IGNORECASE)

@@ -54,21 +54,25 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _cpu_seconds(pid: int) -> float:
-    """utime+stime of ``pid`` and its live descendants (Linux /proc)."""
+def _cpu_by_process(pid: int) -> dict[int, float]:
+    """utime+stime of ``pid`` and each live descendant (Linux /proc).
+
+    Children are listed per thread (``task/<tid>/children``): a process started
+    from a helper thread (the writer process) is not a child of the main task.
+    """
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    out: dict[int, float] = {}
     todo = [pid]
     while todo:
         p = todo.pop()
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-            children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+            out[p] = (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
         except OSError:
             continue
-        todo.extend(int(c) for c in children)
-    return total
+    return out
 
 
 def _count_spans(db: Path) -> int:
@@ -138,7 +142,7 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
                     return
                 time.sleep(0.05)
 
-        cpu0 = _cpu_seconds(server.pid)
+        cpu0 = _cpu_by_process(server.pid)
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
         subprocess.run(
@@ -162,7 +166,9 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
             check=True,
         )
         poller.join(timeout=args.store_timeout)
-        cpu = _cpu_seconds(server.pid) - cpu0
+        cpu1 = _cpu_by_process(server.pid)
+        per_process = [round(v - cpu0.get(p, 0.0), 2) for p, v in cpu1.items()]
+        cpu = sum(per_process)
         load = json.loads(out.read_text())
         stored = _count_spans(db)
         done = seen.get("done")
@@ -182,6 +188,7 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
             "p99_ms": load["latency_ms_p99"],
             "server_cpu_s": round(cpu, 2),
             "cpu_ms_per_1k_spans": round(cpu * 1e6 / max(stored, 1), 1),
+            "cpu_us_per_span_by_process": [round(c * 1e6 / max(stored, 1), 1) for c in per_process],
         }
     finally:
         server.send_signal(signal.SIGTERM)
@@ -312,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{(r['stored_per_s'] or 0):>12,.0f}{r['stored']:>9}{r['failed_requests']:>8}"
                 f"{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['cpu_ms_per_1k_spans']:>11.1f}"
             )
+            if len(r["cpu_us_per_span_by_process"]) > 1:
+                print(f"  server CPU µs/span by process: {r['cpu_us_per_span_by_process']}")
             if r["failures"]:
                 print(f"  failures: {r['failures']}")
     if not args.no_breakdown:

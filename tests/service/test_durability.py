@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import signal
 import threading
 import time
 from pathlib import Path
@@ -19,13 +20,41 @@ from tests.support.otlp_bodies import agent_request
 pytestmark = pytest.mark.slow
 
 
-def test_sigkill_mid_load_loses_no_acknowledged_span(tmp_path: Path, db_url: str) -> None:
+def _descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                children = [int(c) for c in (task / "children").read_text().split()]
+                out.extend(children)
+                todo.extend(children)
+        except OSError:
+            continue
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("writer_process", ["0", "1"], ids=["in-process", "writer-process"])
+def test_sigkill_mid_load_loses_no_acknowledged_span(
+    tmp_path: Path, db_url: str, writer_process: str
+) -> None:
     acknowledged: set[tuple[str, str]] = set()
     lock = threading.Lock()
     stop = threading.Event()
     bodies = [agent_request(random.Random(i), 30) for i in range(400)]
 
-    with live_server(tmp_path / "home", db_url, IRIS_WORKERS="0") as server:
+    with live_server(
+        tmp_path / "home", db_url, IRIS_WORKERS="0", IRIS_WRITER_PROCESS=writer_process
+    ) as server:
 
         def sender(worker: int) -> None:
             with httpx.Client(timeout=10) as client:
@@ -51,11 +80,18 @@ def test_sigkill_mid_load_loses_no_acknowledged_span(tmp_path: Path, db_url: str
         deadline = time.monotonic() + 30
         while len(acknowledged) < 3000 and time.monotonic() < deadline:
             time.sleep(0.01)
+        helpers = _descendants(server.process.pid)
+        if writer_process == "1":
+            assert helpers, "no writer process"
         server.kill()
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
 
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in helpers), "a helper process outlived the server"
     assert len(acknowledged) >= 3000, "load never got going"
     assert len(acknowledged) < len(bodies) * 90, "the kill came after the load finished"
     engine = make_engine(db_url)
@@ -66,3 +102,36 @@ def test_sigkill_mid_load_loses_no_acknowledged_span(tmp_path: Path, db_url: str
     engine.dispose()
     missing = acknowledged - stored
     assert not missing, f"{len(missing)} acknowledged spans were lost"
+
+
+def test_sigterm_stops_every_process_after_committing(tmp_path: Path, db_url: str) -> None:
+    """Graceful shutdown in writer-process mode: acknowledged spans are stored,
+    the server finishes its shutdown and its writer process exits with it."""
+    body, ids = agent_request(random.Random(7), 30)
+    with live_server(
+        tmp_path / "home", db_url, IRIS_WORKERS="0", IRIS_WRITER_PROCESS="1"
+    ) as server:
+        r = httpx.post(
+            f"{server.url}/v1/traces",
+            content=body,
+            headers={"content-type": "application/x-protobuf"},
+            timeout=10,
+        )
+        assert r.status_code == 200
+        helpers = _descendants(server.process.pid)
+        assert helpers
+        server.process.send_signal(signal.SIGTERM)
+        # uvicorn re-raises the signal once its shutdown has completed
+        assert server.process.wait(timeout=30) in (0, -signal.SIGTERM)
+        assert "Application shutdown complete" in server.log.read_text()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in helpers)
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        stored = {
+            (r.trace_id, r.span_id) for r in conn.execute(select(SpanRow.trace_id, SpanRow.span_id))
+        }
+    engine.dispose()
+    assert set(ids) <= stored

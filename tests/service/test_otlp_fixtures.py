@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -59,12 +60,25 @@ def expected_traces(scenario: Scenario) -> dict[str, dict[str, Any]]:
 
 
 def stored(client: TestClient) -> dict[str, dict[str, Any]]:
+    """Assemble and derive everything, then read the traces back.
+
+    The app's own assembler may be sweeping at the same moment (on
+    PostgreSQL it holds the rows it is readying, and our sweep skips them),
+    so sweep and drain until nothing is left open or underived.
+    """
     app_state = client.app.state.iris  # type: ignore[attr-defined]
-    while sweep_once(app_state.engine, app_state.settings):
-        pass
-    drain(app_state.engine, app_state.settings)
-    traces = client.get("/api/v1/traces", params={"limit": 1000}).json()["traces"]
-    return {t["trace_id"]: t for t in traces}
+    deadline = time.monotonic() + 30
+    while True:
+        while sweep_once(app_state.engine, app_state.settings):
+            pass
+        drain(app_state.engine, app_state.settings)
+        traces = client.get("/api/v1/traces", params={"limit": 1000}).json()["traces"]
+        if (
+            all(t["status"] == "ready" and t["derived"] for t in traces)
+            or time.monotonic() > deadline
+        ):
+            return {t["trace_id"]: t for t in traces}
+        time.sleep(0.05)
 
 
 def assert_matches(scenario: Scenario, got: dict[str, dict[str, Any]]) -> None:

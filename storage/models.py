@@ -320,3 +320,21 @@ class Run(Base):
     reevaluation_of: Mapped[str | None] = mapped_column(String(256))
     baseline: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Dataset(Base):
+    """A named, versioned set of case keys; re-posting a label adds a version."""
+
+    __tablename__ = "datasets"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(256))
+    version: Mapped[int] = mapped_column(Integer)
+    case_keys: Mapped[Any] = mapped_column(JsonType)
+    source_run: Mapped[str | None] = mapped_column(String(256))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "label", "version", name="uq_datasets_tenant_label_version"),
+    )

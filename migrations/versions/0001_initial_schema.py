@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-30 04:23:45.550307
+Create Date: 2026-11-30 04:48:05.623014
 """
 
 from __future__ import annotations
@@ -75,6 +75,24 @@ def upgrade() -> None:
         sa.Column("updated_at", sa.DateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_custom_rules")),
         sa.UniqueConstraint("tenant_id", "name", name="uq_custom_rules_tenant_name"),
+    )
+    op.create_table(
+        "datasets",
+        sa.Column("id", sa.String(length=40), nullable=False),
+        sa.Column("tenant_id", sa.String(length=64), nullable=False),
+        sa.Column("label", sa.String(length=256), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column(
+            "case_keys",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=False,
+        ),
+        sa.Column("source_run", sa.String(length=256), nullable=True),
+        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_datasets")),
+        sa.UniqueConstraint(
+            "tenant_id", "label", "version", name="uq_datasets_tenant_label_version"
+        ),
     )
     op.create_table(
         "evaluation_jobs",
@@ -415,6 +433,7 @@ def downgrade() -> None:
         batch_op.drop_index("ix_jobs_state_created")
 
     op.drop_table("evaluation_jobs")
+    op.drop_table("datasets")
     op.drop_table("custom_rules")
     with op.batch_alter_table("audit_entries", schema=None) as batch_op:
         batch_op.drop_index("ix_audit_tenant_ts")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 
 from service.api.http import read_json
 from service.mcp.server import RESOURCE_URIS
@@ -92,3 +93,26 @@ async def reliability(request: Request) -> dict[str, Any]:
             else params["min_attempts"]
         )
     return await runs.compare_traces(_state(request), params)
+
+
+@router.post("/datasets", status_code=201)
+async def create_dataset(request: Request) -> JSONResponse:
+    state = _state(request)
+    body = await read_json(request, state.settings.max_body_bytes, "IRIS_MAX_BODY_BYTES")
+    return JSONResponse(await runs.create_dataset(state, body), status_code=201)
+
+
+@router.get("/datasets")
+async def list_datasets(request: Request) -> dict[str, Any]:
+    return await runs.list_datasets(_state(request))
+
+
+@router.get("/cases/{case_key}")
+async def case(case_key: str, request: Request) -> dict[str, Any]:
+    return await runs.case_attempts(_state(request), case_key, request.query_params.get("run"))
+
+
+@router.get("/eval-stats/drift")
+async def drift(request: Request) -> dict[str, Any]:
+    q = request.query_params
+    return await runs.drift(_state(request), q.get("period", "7d"), q.get("run"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,6 +20,7 @@ from service.evaluation import deployed_entries, trace_from_row
 from service.operations.arguments import CompareRunsArgs, CompareTracesArgs, EvaluateRunsArgs
 from service.state import ServiceState
 from storage import codec
+from storage import datasets as dataset_store
 from storage import runs as run_store
 from storage import traces as trace_store
 from storage.evaluations import evaluation_rows, evaluation_to_api, evaluations, insert_evaluations
@@ -282,16 +284,25 @@ async def compare_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
                 f"Run {run_id!r} has no evaluations to compare.",
                 [{"field": "after" if run_id == args.after else "before", "value": run_id}],
             )
+    dataset = None
     if args.dataset is not None:
-        raise invalid_argument(
-            f"Unknown dataset {args.dataset!r}.",
-            [
-                {
-                    "field": "dataset",
-                    "value": args.dataset,
-                    "message": "no dataset has this id or label",
-                }
-            ],
+        found = await asyncio.to_thread(_find_dataset, state, args.dataset)
+        if found is None:
+            raise invalid_argument(
+                f"Unknown dataset {args.dataset!r}.",
+                [
+                    {
+                        "field": "dataset",
+                        "value": args.dataset,
+                        "message": "no dataset has this id or label",
+                    }
+                ],
+            )
+        dataset = statistics.Dataset(
+            id=found.id,
+            label=found.label,
+            version=found.version,
+            case_keys=frozenset(found.case_keys or []),
         )
     sides = [
         statistics.RunData(run_id=r, rows=loaded[r][0], reevaluation_of=loaded[r][1])
@@ -299,8 +310,151 @@ async def compare_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
     ]
     try:
         result = statistics.compare_runs(
-            sides[0], sides[1], force=args.force, equivalence_margin=args.equivalence_margin
+            sides[0],
+            sides[1],
+            force=args.force,
+            equivalence_margin=args.equivalence_margin,
+            dataset=dataset,
         )
     except statistics.IncomparableRuns as refused:
         return refused.result.to_dict()
     return result.to_dict()
+
+
+def _find_dataset(state: ServiceState, ref: str) -> Any:
+    with state.engine.connect() as conn:
+        return dataset_store.find(conn, state.tenant, ref)
+
+
+@register_model
+class DatasetBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(min_length=1, max_length=256)
+    from_run: str | None = Field(default=None, min_length=1)
+    case_keys: list[str] | None = Field(default=None, min_length=1)
+
+
+async def create_dataset(state: ServiceState, payload: Any) -> dict[str, Any]:
+    """Promote a run's case keys (or explicit keys) to a dataset (SPEC §7.13)."""
+    body: DatasetBody = _validate(DatasetBody, payload)
+    if (body.from_run is None) == (body.case_keys is None):
+        raise invalid_argument(
+            "Send exactly one of from_run or case_keys.",
+            [{"field": "from_run", "valid": ["from_run", "case_keys"]}, {"field": "case_keys"}],
+        )
+
+    def run() -> dict[str, Any] | None:
+        with state.engine.begin() as conn:
+            keys = body.case_keys or dataset_store.run_case_keys(
+                conn, state.tenant, str(body.from_run)
+            )
+            if not keys:
+                return None
+            row = dataset_store.create(
+                conn, state.tenant, body.label, keys, now=codec.utcnow(), source_run=body.from_run
+            )
+            return dataset_store.to_api(row)
+
+    created = await asyncio.to_thread(run)
+    if created is None:
+        raise invalid_argument(
+            f"Run {body.from_run!r} has no case keys to promote.",
+            [{"field": "from_run", "value": body.from_run}],
+        )
+    return created
+
+
+async def list_datasets(state: ServiceState) -> dict[str, Any]:
+    def run() -> dict[str, Any]:
+        with state.engine.connect() as conn:
+            return {
+                "datasets": [
+                    dataset_store.to_api(r) for r in dataset_store.all_datasets(conn, state.tenant)
+                ]
+            }
+
+    return await asyncio.to_thread(run)
+
+
+async def case_attempts(state: ServiceState, case_key: str, run_id: str | None) -> dict[str, Any]:
+    """Every attempt at one case across runs, not collapsed (SPEC §7.13)."""
+
+    def load() -> list[Any]:
+        with state.engine.connect() as conn:
+            ev = evaluations.c
+            conds = [ev.tenant_id == state.tenant, ev.case_key == case_key]
+            if run_id is not None:
+                conds.append(ev.run == run_id)
+            return list(
+                conn.execute(select(evaluations).where(and_(*conds)).order_by(ev.created_at, ev.id))
+            )
+
+    rows = await asyncio.to_thread(load)
+    if not rows:
+        raise IrisError(
+            "IRIS_NOT_FOUND",
+            f"No evaluation has case key {case_key!r}.",
+            status=404,
+            recovery=["Log traces with case_key, or list runs with GET /api/v1/runs."],
+        )
+    passed = sum(1 for r in rows if r.passed)
+    return {
+        "case_key": case_key,
+        "attempts": len(rows),
+        "passed": passed,
+        "flaky": 0 < passed < len(rows),
+        "runs": sorted({r.run for r in rows if r.run}),
+        "evaluations": [evaluation_to_api(r) for r in rows],
+    }
+
+
+_PERIOD_UNITS = {"h": 1, "d": 24}
+
+
+async def drift(
+    state: ServiceState, period: str = "7d", run_id: str | None = None
+) -> dict[str, Any]:
+    """The pass rate of the last period against the one before it (SPEC §12.5)."""
+    unit = period[-1:] if period else ""
+    amount = period[:-1]
+    hours = int(amount) * _PERIOD_UNITS[unit] if amount.isdigit() and unit in _PERIOD_UNITS else 0
+    if not 24 <= hours <= 180 * 24:
+        raise invalid_argument(
+            f"period must be between 24h and 180d, like 7d or 48h; got {period!r}",
+            [{"field": "period", "value": period}],
+        )
+    now = codec.utcnow()
+    span = timedelta(hours=hours)
+
+    def window(since: Any, until: Any) -> tuple[int, int]:
+        with state.engine.connect() as conn:
+            ev = evaluations.c
+            conds = [ev.tenant_id == state.tenant, ev.created_at >= since, ev.created_at < until]
+            if run_id is not None:
+                conds.append(ev.run == run_id)
+            rows = conn.execute(select(ev.passed).where(and_(*conds)))
+            values = [bool(p) for (p,) in rows]
+        return sum(values), len(values)
+
+    current = await asyncio.to_thread(window, now - span, now)
+    prior = await asyncio.to_thread(window, now - 2 * span, now - span)
+    result = statistics.drift(current[0], current[1], prior[0], prior[1]).to_dict()
+
+    def side(since: Any, until: Any, counts: tuple[int, int]) -> dict[str, Any]:
+        passed, n = counts
+        return {
+            "since": codec.iso(since),
+            "until": codec.iso(until),
+            "evaluated": n,
+            "passed": passed,
+            "passRate": (passed / n) if n else None,
+        }
+
+    return {
+        "period": period,
+        "run": run_id,
+        "current": side(now - span, now, current),
+        "prior": side(now - 2 * span, now - span, prior),
+        **result,
+    }

@@ -70,3 +70,56 @@ def test_scenario_7_default_bundle_and_cost_row_without_cost(client: TestClient)
     assert body["eval_type"] == "all" and body["note"]
     cost = body["categories"]["cost"]
     assert cost["passed"] is None and cost["score"] is None and cost["insufficient_data"] is True
+
+
+def test_scenario_12_repeats_do_not_inflate_certainty(client: TestClient) -> None:
+    good = (
+        "The refund was issued today to the original card, "
+        "and the confirmation email is on its way."
+    )
+    for case in range(5):
+        for _ in range(10):
+            body = {
+                "output": good,
+                "input": "Was my refund issued?",
+                "run": "rep",
+                "case_key": f"c{case}",
+            }
+            assert client.post("/api/v1/evaluate", json=body).json()["passed"] is True
+    result = client.get("/api/v1/reliability", params={"run": "rep"}).json()
+    assert result["cases"] == 5 and result["attempts"] == 50
+    overall, pooled = result["overall"], result["pooled"]
+    assert overall["rate"] == 1.0 and overall["hi"] == 1.0
+    assert abs(overall["lo"] - 0.025 ** (1 / 5)) < 1e-4  # Clopper-Pearson on 5 of 5: [0.478, 1]
+    assert pooled["lo"] > overall["lo"] and pooled["narrower"] is True
+
+
+def test_scenario_13_runs_that_measured_different_things(client: TestClient) -> None:
+    from sqlalchemy import update
+
+    from storage.models import Evaluation
+
+    for run in ("old", "new"):
+        for case in range(4):
+            body = {
+                "output": "All four invoices were paid in full.",
+                "input": "Were they paid?",
+                "run": run,
+                "case_key": f"k{case}",
+            }
+            client.post("/api/v1/evaluate", json=body)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    with state.engine.begin() as conn:  # the new run was judged under another configuration
+        for row in conn.execute(Evaluation.__table__.select().where(Evaluation.run == "new")):
+            provenance = {**row.provenance, "configHash": "f" * 64}
+            conn.execute(
+                update(Evaluation).where(Evaluation.id == row.id).values(provenance=provenance)
+            )
+    refused = client.post("/api/v1/compare", json={"before": "old", "after": "new"}).json()
+    assert refused["comparable"] is False
+    assert any("config" in reason.lower() for reason in refused["incomparable_because"])
+    forced = client.post(
+        "/api/v1/compare", json={"before": "old", "after": "new", "force": True}
+    ).json()
+    assert forced["forced"] is True and forced["incomparable_because"]
+    assert forced["paired"]["pairs"] == 4

@@ -236,6 +236,10 @@ async def walk_every_tool(session: ClientSession) -> None:
         )
     )
     assert both["code"] == "IRIS_INVALID_ARGUMENT"
+    assert (
+        error_of(await session.call_tool("list_rules", {"eval_type": "vibes"}))["code"]
+        == "IRIS_INVALID_ARGUMENT"
+    )
     listing = structured(await session.call_tool("list_rules", {"eval_type": "safety"}))
     assert listing["total"] == 1 and len(listing["built_in"]) == 26
     toggled = structured(
@@ -281,6 +285,8 @@ async def walk_every_tool(session: ClientSession) -> None:
     assert reeval["evaluated"] == 1 and reeval["run"].startswith("r1+reeval-")
     again = structured(await session.call_tool("evaluate_runs", {"run": "r1"}))
     assert again["evaluated"] == 0 and again["already_current"] == 1
+    bad_group = error_of(await session.call_tool("compare_traces", {"group_by": "agent"}))
+    assert bad_group["code"] == "IRIS_INVALID_ARGUMENT"
     flaky = structured(await session.call_tool("compare_traces", {"run": "r1"}))
     assert flaky["cases"] == 1 and flaky["attempts"] == 1
     compared = structured(
@@ -333,6 +339,10 @@ async def walk_every_tool(session: ClientSession) -> None:
         await session.read_resource("iris://nothing")
 
     # delete_trace last: its evaluations keep verdicts, lose text
+    assert (
+        error_of(await session.call_tool("delete_trace", {"trace_id": "XYZ"}))["code"]
+        == "IRIS_INVALID_ARGUMENT"
+    )
     assert (
         structured(await session.call_tool("delete_trace", {"trace_id": trace_id}))["deleted"]
         is True

@@ -46,6 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="bind address (IRIS_DASHBOARD_HOST, default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="API/OTLP-HTTP port (IRIS_DASHBOARD_PORT, 6920)")
     serve.add_argument("--api-key", help="require this Bearer key (IRIS_API_KEY)")
+    serve.add_argument(
+        "--otlp-grpc",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="start the OTLP/gRPC receiver (IRIS_OTLP_GRPC, on)",
+    )
+    serve.add_argument(
+        "--otlp-grpc-port", type=int, help="OTLP/gRPC port (IRIS_OTLP_GRPC_PORT, 4317)"
+    )
+    serve.add_argument(
+        "--workers", type=int, help="evaluator worker processes (IRIS_WORKERS, default: cores)"
+    )
 
     migrate_cmd = sub.add_parser("migrate", help="create or upgrade the database schema")
     _common(migrate_cmd)
@@ -66,6 +78,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         "host": "dashboard_host",
         "port": "dashboard_port",
         "api_key": "api_key",
+        "otlp_grpc": "otlp_grpc",
+        "otlp_grpc_port": "otlp_grpc_port",
+        "workers": "workers",
     }
     for arg, setting in mapping.items():
         value = getattr(args, arg, None)

@@ -80,3 +80,24 @@ def test_flags_override_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert settings_from_args(args).dashboard_port == 7001
     args = build_parser().parse_args(["serve", "--home", str(tmp_path)])
     assert settings_from_args(args).dashboard_port == 7000
+
+
+def test_serve_flags_for_grpc_and_workers(tmp_path: Path) -> None:
+    from service.cli import build_parser, settings_from_args
+
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "--no-otlp-grpc",
+            "--otlp-grpc-port",
+            "5000",
+            "--workers",
+            "0",
+            "--home",
+            str(tmp_path),
+        ]
+    )
+    settings = settings_from_args(args)
+    assert (settings.otlp_grpc, settings.otlp_grpc_port, settings.workers) == (False, 5000, 0)
+    defaults = settings_from_args(build_parser().parse_args(["serve", "--home", str(tmp_path)]))
+    assert defaults.otlp_grpc is True and defaults.otlp_grpc_port == 4317

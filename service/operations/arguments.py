@@ -7,11 +7,29 @@ input the same way.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from receivers.native import ToolCallBody, register_model
+from receivers.native import ToolCallBody, register_model, validation_details
+from service.errors import invalid_argument
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def validate_args(model: type[Model], payload: Any) -> Model:
+    """Validate an operation's arguments, refusing with the fields named."""
+    if not isinstance(payload, dict):
+        raise invalid_argument("The arguments must be an object.", [{"field": "(arguments)"}])
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        details = validation_details(exc, model)
+        raise invalid_argument(
+            "Invalid arguments: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
+            details,
+        ) from None
+
 
 EvalBundle = Literal["completeness", "relevance", "safety", "cost", "custom"]
 Question = Literal[

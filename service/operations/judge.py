@@ -11,27 +11,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from receivers.native import validation_details
-from service.errors import IrisError, invalid_argument
-from service.operations.arguments import CitationsArgs, JudgeArgs
+from service.errors import IrisError
+from service.operations.arguments import CitationsArgs, JudgeArgs, validate_args
 from service.operations.overview import judge_state
 from service.state import ServiceState
 from storage import traces as trace_store
-
-
-def _validate(model: type[BaseModel], payload: Any) -> BaseModel:
-    if not isinstance(payload, dict):
-        raise invalid_argument("The arguments must be an object.", [{"field": "(arguments)"}])
-    try:
-        return model.model_validate(payload)
-    except ValidationError as exc:
-        details = validation_details(exc, model)
-        raise invalid_argument(
-            "Invalid arguments: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
-            details,
-        ) from None
 
 
 async def _check_trace(state: ServiceState, trace_id: str | None) -> None:
@@ -65,14 +49,14 @@ def _not_enabled(tool: str) -> IrisError:
 
 
 async def evaluate_with_llm_judge(state: ServiceState, payload: Any) -> dict[str, Any]:
-    args = _validate(JudgeArgs, payload)
+    args = validate_args(JudgeArgs, payload)
     assert isinstance(args, JudgeArgs)
     await _check_trace(state, args.trace_id)
     raise _not_enabled("evaluate_with_llm_judge")
 
 
 async def verify_citations(state: ServiceState, payload: Any) -> dict[str, Any]:
-    args = _validate(CitationsArgs, payload)
+    args = validate_args(CitationsArgs, payload)
     assert isinstance(args, CitationsArgs)
     await _check_trace(state, args.trace_id)
     raise _not_enabled("verify_citations")

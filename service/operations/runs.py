@@ -6,7 +6,7 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import and_, select
 
 from evaluators import statistics
@@ -14,29 +14,21 @@ from evaluators.custom.definition import revalidate
 from evaluators.engine import ruleset_hash
 from evaluators.request import EvaluationRequest
 from evaluators.statistics import EvalRow
-from receivers.native import register_model, validation_details
+from receivers.native import register_model
 from service.errors import IrisError, invalid_argument
 from service.evaluation import deployed_entries, trace_from_row
-from service.operations.arguments import CompareRunsArgs, CompareTracesArgs, EvaluateRunsArgs
+from service.operations.arguments import (
+    CompareRunsArgs,
+    CompareTracesArgs,
+    EvaluateRunsArgs,
+    validate_args,
+)
 from service.state import ServiceState
 from storage import codec
 from storage import datasets as dataset_store
 from storage import runs as run_store
 from storage import traces as trace_store
 from storage.evaluations import evaluation_rows, evaluation_to_api, evaluations, insert_evaluations
-
-
-def _validate(model: type[BaseModel], payload: Any) -> Any:
-    if not isinstance(payload, dict):
-        raise invalid_argument("The arguments must be an object.", [{"field": "(arguments)"}])
-    try:
-        return model.model_validate(payload)
-    except ValidationError as exc:
-        details = validation_details(exc, model)
-        raise invalid_argument(
-            "Invalid arguments: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
-            details,
-        ) from None
 
 
 def _unknown_run(run: str) -> IrisError:
@@ -98,7 +90,7 @@ class RunPatch(BaseModel):
 
 
 async def patch_run(state: ServiceState, run_id: str, payload: Any) -> dict[str, Any]:
-    body = _validate(RunPatch, payload)
+    body = validate_args(RunPatch, payload)
     if body.baseline is None and body.label is None:
         raise invalid_argument(
             "Send baseline and/or label.", [{"field": "(body)", "valid": ["baseline", "label"]}]
@@ -130,7 +122,7 @@ async def patch_run(state: ServiceState, run_id: str, payload: Any) -> dict[str,
 
 async def evaluate_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
     """Re-score a run under today's rules into a separate re-evaluation run (SPEC §5.12)."""
-    args: EvaluateRunsArgs = _validate(EvaluateRunsArgs, payload)
+    args: EvaluateRunsArgs = validate_args(EvaluateRunsArgs, payload)
 
     def load() -> tuple[list[Any], dict[str, list[Any]], list[dict[str, Any]], set[str]]:
         with state.engine.connect() as conn:
@@ -230,7 +222,7 @@ def _rows_of(conn: Any, tenant: str, **filters: Any) -> list[EvalRow]:
 
 async def compare_traces(state: ServiceState, payload: Any) -> dict[str, Any]:
     """Repeat reliability over stored evaluations (SPEC §5.11, §12.2)."""
-    args: CompareTracesArgs = _validate(CompareTracesArgs, payload)
+    args: CompareTracesArgs = validate_args(CompareTracesArgs, payload)
 
     def run() -> list[EvalRow]:
         with state.engine.connect() as conn:
@@ -253,7 +245,7 @@ async def compare_traces(state: ServiceState, payload: Any) -> dict[str, Any]:
 
 async def compare_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
     """Did the agent get worse between two runs? (SPEC §5.10, §12.3)."""
-    args: CompareRunsArgs = _validate(CompareRunsArgs, payload)
+    args: CompareRunsArgs = validate_args(CompareRunsArgs, payload)
 
     def load() -> tuple[str | None, dict[str, tuple[list[EvalRow], str | None]]]:
         with state.engine.connect() as conn:
@@ -337,7 +329,7 @@ class DatasetBody(BaseModel):
 
 async def create_dataset(state: ServiceState, payload: Any) -> dict[str, Any]:
     """Promote a run's case keys (or explicit keys) to a dataset (SPEC §7.13)."""
-    body: DatasetBody = _validate(DatasetBody, payload)
+    body: DatasetBody = validate_args(DatasetBody, payload)
     if (body.from_run is None) == (body.case_keys is None):
         raise invalid_argument(
             "Send exactly one of from_run or case_keys.",

@@ -8,9 +8,11 @@ and the valid values.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 OnCriticalSkipped = Literal["unknown", "fail", "pass"]
@@ -37,18 +39,11 @@ DEFAULT_BLOCKLIST: tuple[str, ...] = (
     "child exploitation",
 )
 
-DEFAULT_STUB_MARKERS: tuple[str, ...] = (
-    "TODO",
-    "FIXME",
-    "PLACEHOLDER",
-    "XXX",
-    "TBD",
-    "HACK",
-    "NOT YET IMPLEMENTED",
-    "TO BE DETERMINED",
-    "[INSERT",
-    "[ADD ",
+# The marker vocabulary is data (one table shared with the rule itself).
+STUB_MARKER_TABLE: dict[str, list[str]] = json.loads(
+    (Path(__file__).resolve().parent / "data" / "stub_markers.json").read_text(encoding="utf-8")
 )
+DEFAULT_STUB_MARKERS: tuple[str, ...] = tuple(STUB_MARKER_TABLE["defaults"])
 
 
 def _positive_number(v: Any) -> float | None:

@@ -350,7 +350,7 @@ def _indexed(ordered: list[SpanRecord], prefix: str) -> str | None:
         parts: list[tuple[int, str]] = []
         for key, val in s.attributes.items():
             if key.startswith(prefix) and key.endswith(gl.INDEXED_CONTENT_SUFFIX):
-                idx = key[len(prefix): -len(gl.INDEXED_CONTENT_SUFFIX)]
+                idx = key[len(prefix) : -len(gl.INDEXED_CONTENT_SUFFIX)]
                 if idx.isdigit() and isinstance(val, str):
                     parts.append((int(idx), val))
         if parts:
@@ -410,9 +410,7 @@ def _input(
             text = _span_input(s, strict=True)
             if text is not None:
                 return text
-    return _indexed(ordered, gl.INDEXED_PROMPT_PREFIX) or _content_event(
-        ordered, gl.PROMPT_EVENTS
-    )
+    return _indexed(ordered, gl.INDEXED_PROMPT_PREFIX) or _content_event(ordered, gl.PROMPT_EVENTS)
 
 
 def _output(
@@ -459,9 +457,9 @@ def _model(ordered: list[SpanRecord], kinds: dict[str, str]) -> str | None:
     return None
 
 
-def _session(ordered: list[SpanRecord], root: SpanRecord | None, resource: dict[str, Any]) -> (
-    str | None
-):
+def _session(
+    ordered: list[SpanRecord], root: SpanRecord | None, resource: dict[str, Any]
+) -> str | None:
     groups: list[dict[str, Any]] = [resource]
     if root is not None:
         groups.insert(0, root.attributes)
@@ -510,7 +508,7 @@ def _tools_catalogue(
             indexed: list[tuple[int, Any]] = []
             for key, val in s.attributes.items():
                 if key.startswith(oi.TOOLS_PREFIX) and key.endswith(oi.TOOL_JSON_SCHEMA_SUFFIX):
-                    idx = key[len(oi.TOOLS_PREFIX): -len(oi.TOOL_JSON_SCHEMA_SUFFIX)]
+                    idx = key[len(oi.TOOLS_PREFIX) : -len(oi.TOOL_JSON_SCHEMA_SUFFIX)]
                     if idx.isdigit():
                         indexed.append((int(idx), val))
             for _, val in sorted(indexed):
@@ -533,6 +531,11 @@ def _tools_catalogue(
                 input_schema=params if isinstance(params, dict) else None,
             )
     return tuple(defs.values()) if defs else None
+
+
+def finalize_requested(record: SpanRecord) -> bool:
+    """True when the span carries ``iris.finalize`` (the trace is complete now)."""
+    return _truthy(first(record.attributes, iris_conv.FINALIZE)) is True
 
 
 def _truthy(val: Any) -> bool | None:
@@ -571,8 +574,7 @@ def _model_span(s: SpanRecord, iris_kind: str) -> Span:
         end_time=iso_from_ns(s.end_unix_nano),
         attributes=s.attributes,
         events=tuple(
-            SpanEvent(name=e.name, timestamp=iso_from_ns(e.time_unix_nano),
-                      attributes=e.attributes)
+            SpanEvent(name=e.name, timestamp=iso_from_ns(e.time_unix_nano), attributes=e.attributes)
             for e in s.events
         ),
     )
@@ -659,9 +661,8 @@ def derive_trace(spans: Sequence[SpanRecord]) -> DerivedTrace:
         has_root=any(not s.parent_span_id for s in ordered),
         status="error" if failed else "ok",
         lacked=lacked,
-        finalize_requested=any(
-            _truthy(first(s.attributes, iris_conv.FINALIZE)) is True for s in ordered
-        ) or _truthy(first(resource, iris_conv.FINALIZE)) is True,
+        finalize_requested=any(finalize_requested(s) for s in ordered)
+        or _truthy(first(resource, iris_conv.FINALIZE)) is True,
         evaluate=_truthy(_steer(resource, root, iris_conv.EVALUATE)),
         eval_type=str(eval_type) if eval_type is not None else None,
     )

@@ -22,11 +22,6 @@ log = logging.getLogger("iris.assembler")
 SWEEP_LIMIT = 500
 
 
-def wants_evaluation(settings: Settings, evaluate: bool | None) -> bool:
-    """A per-trace ``iris.evaluate`` wins over the service-wide default."""
-    return evaluate if evaluate is not None else settings.evaluate_on_ingest
-
-
 def sweep_once(engine: Engine, settings: Settings, *, limit: int = SWEEP_LIMIT) -> int:
     """One pass; returns how many traces became ready."""
     with engine.begin() as conn:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from receivers.mapping import classify_span
+from receivers.mapping import classify_span, finalize_requested
 from receivers.otlp.decode import DecodedBatch, decode_traces_protobuf_lean
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs
@@ -18,8 +18,6 @@ from service.state import ServiceState
 from storage import codec
 from storage.otlp import LogEventsWrite, SpanBatchWrite, TraceDelta
 from storage.writer import Overloaded, StorageUnavailable
-
-_TRUE = (True, "true", "True", "1", 1)
 
 
 def service_name(resource: dict[str, Any]) -> str | None:
@@ -103,7 +101,7 @@ def build_deltas(
                 first = start
             if r.status_code == "ERROR":
                 error = True
-            if not finalize and r.attributes.get("iris.finalize") in _TRUE:
+            if not finalize and finalize_requested(r):
                 finalize = True
             if not resource and r.resource:
                 resource = r.resource

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -38,7 +39,7 @@ def _number(value: float) -> str:
     return repr(float(value))
 
 
-class _Metric:
+class _Metric(ABC):
     kind = "untyped"
 
     def __init__(self, name: str, help_text: str):
@@ -46,8 +47,9 @@ class _Metric:
         self.help = help_text
         self._lock = threading.Lock()
 
+    @abstractmethod
     def lines(self) -> list[str]:
-        raise NotImplementedError
+        """The sample lines of this metric in exposition format."""
 
     def render(self) -> list[str]:
         return [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} {self.kind}", *self.lines()]

@@ -135,7 +135,7 @@ def _compute(
             fields = derived_fields(derived, now=now)
             extras = derived_extras(derived)
             outcome.derivation = (fields, extras, row.span_count)
-            row = _merged(row, {**fields, **extras})
+            row = _Row(row, {**fields, **extras})
             outcome.trace_row = row
             if derived.evaluate is not None:
                 evaluate = derived.evaluate
@@ -158,10 +158,6 @@ class _Row:
             return self._values[name]
         except KeyError:
             raise AttributeError(name) from None
-
-
-def _merged(row: Any, changes: dict[str, Any]) -> Any:
-    return _Row(row, changes)
 
 
 def _store(

@@ -14,6 +14,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, and_, bindparam, or_, select, text, update
 
 from storage import search
+from storage.fastinsert import insert_rows
 from storage.models import EvaluationJob, LogEventRow, SpanRow, Trace
 
 traces = cast(Table, Trace.__table__)
@@ -26,26 +27,14 @@ jobs = cast(Table, EvaluationJob.__table__)
 class DueTrace:
     tenant_id: str
     trace_id: str
-    derived: bool
     last_span_at: datetime
-    revision: int
-    evaluate: bool | None
-    eval_type: str | None
 
 
 def due_traces(
     conn: Connection, *, now: datetime, grace: timedelta, idle: timedelta, limit: int = 500
 ) -> list[DueTrace]:
     stmt = (
-        select(
-            traces.c.tenant_id,
-            traces.c.trace_id,
-            traces.c.derived,
-            traces.c.last_span_at,
-            traces.c.revision,
-            traces.c.evaluate,
-            traces.c.eval_type,
-        )
+        select(traces.c.tenant_id, traces.c.trace_id, traces.c.last_span_at)
         .where(
             and_(
                 traces.c.status == "open",
@@ -160,53 +149,13 @@ def log_events_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> lis
     return out
 
 
-def stored_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
-    return list(
-        conn.execute(
-            select(spans).where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
-        )
-    )
-
-
-def stored_log_events(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
-    return list(
-        conn.execute(
-            select(log_events)
-            .where(and_(log_events.c.tenant_id == tenant_id, log_events.c.trace_id == trace_id))
-            .order_by(log_events.c.id)
-        )
-    )
-
-
-def save_derivation(
-    conn: Connection,
-    tenant_id: str,
-    trace_id: str,
-    fields: dict[str, Any],
-    extras: dict[str, Any],
-    *,
-    span_count: int | None = None,
-) -> bool:
-    """Replace a trace's derived columns and its search row.
-
-    With ``span_count`` the write happens only if no span arrived since the
-    spans were read (the derivation would be stale); False means skipped.
-    """
-    values = {**fields, **extras, "derived": True}
-    key = and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id)
-    guard = key if span_count is None else and_(key, traces.c.span_count == span_count)
-    if conn.execute(update(traces).where(guard).values(**values)).rowcount != 1:
-        return False
-    row = conn.execute(select(traces).where(key)).one()
-    search.index_rows(conn, [dict(row._mapping)], replace=True)
-    return True
-
-
 def save_derivations(
     conn: Connection, items: list[tuple[str, str, dict[str, Any], int]], *, index: bool = True
 ) -> list[bool]:
-    """Bulk :func:`save_derivation`: (tenant, trace, values, span_count) each.
+    """Store fresh derivations: (tenant, trace, column values, span_count) each.
 
+    A derivation is written only if no span arrived since its spans were read
+    (``span_count`` unchanged); otherwise the trace's next job derives again.
     One compiled statement, executed per trace so each guard's outcome is
     known; the search rows of the traces that were updated are rebuilt together.
     """
@@ -237,71 +186,25 @@ def save_derivations(
     return applied
 
 
-def mark_ready(
-    conn: Connection, due: DueTrace, *, now: datetime, evaluate: bool, max_revision: int
-) -> bool:
-    """Flip one trace to ready unless a span arrived since it was read.
-
-    The job for (trace, revision) is created in the same transaction, so a
-    ready trace is never left without one. The job derives the trace's fields
-    and, when ``evaluate``, judges it; revisions past ``max_revision`` (late
-    spans re-opening a trace again and again) are derived but not re-judged.
-    """
-    result = conn.execute(
-        update(traces)
-        .where(
-            and_(
-                traces.c.tenant_id == due.tenant_id,
-                traces.c.trace_id == due.trace_id,
-                traces.c.status == "open",
-                traces.c.last_span_at == due.last_span_at,
-            )
-        )
-        .values(status="ready", ready_at=now)
-    )
-    if result.rowcount != 1:
-        return False
-    wanted = evaluate and due.revision <= max_revision
-    if wanted or not due.derived:
-        enqueue_job(
-            conn, due.tenant_id, due.trace_id, due.revision, due.eval_type, now=now, evaluate=wanted
-        )
-    return True
+def enqueue_jobs(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """Queue jobs, one per (tenant, trace, revision); an existing one is kept."""
+    insert_rows(conn, jobs, rows, ignore_conflicts=True)
 
 
-def enqueue_job(
-    conn: Connection,
-    tenant_id: str,
-    trace_id: str,
-    revision: int,
-    eval_type: str | None,
-    *,
-    now: datetime,
-    evaluate: bool = True,
-) -> None:
-    exists = conn.execute(
-        select(jobs.c.id).where(
-            and_(
-                jobs.c.tenant_id == tenant_id,
-                jobs.c.trace_id == trace_id,
-                jobs.c.revision == revision,
-            )
-        )
-    ).first()
-    if exists is None:
-        conn.execute(
-            jobs.insert().values(
-                tenant_id=tenant_id,
-                trace_id=trace_id,
-                revision=revision,
-                eval_type=eval_type,
-                evaluate=evaluate,
-                state="pending",
-                attempts=0,
-                created_at=now,
-                updated_at=now,
-            )
-        )
+def job_row(
+    tenant_id: str, trace_id: str, revision: int, eval_type: str | None, *, now: datetime
+) -> dict[str, Any]:
+    return {
+        "tenant_id": tenant_id,
+        "trace_id": trace_id,
+        "revision": revision,
+        "eval_type": eval_type,
+        "evaluate": True,
+        "state": "pending",
+        "attempts": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
 
 
 def request_finalize(conn: Connection, tenant_id: str, trace_id: str) -> bool:

@@ -10,7 +10,7 @@ from sqlalchemy import Connection
 
 from storage import search
 from storage import traces as trace_store
-from storage.assembly import enqueue_job
+from storage.assembly import enqueue_jobs, job_row
 from storage.evaluations import store_evaluation
 from storage.writer import WriteJob
 
@@ -44,18 +44,17 @@ class NativeTraceWrite(WriteJob):
             index=False,
         )
         search.index_rows(conn, indexed)
+        enqueue_jobs(
+            conn,
+            [
+                job_row(j.row["tenant_id"], j.row["trace_id"], 1, None, now=j.row["created_at"])
+                for j in natives
+                if j.enqueue
+            ],
+        )
         results = []
         for job in natives:
             row = job.row
-            if job.enqueue:
-                enqueue_job(
-                    conn,
-                    row["tenant_id"],
-                    row["trace_id"],
-                    1,
-                    row.get("eval_type"),
-                    now=row["created_at"],
-                )
             evaluation_id = None
             if job.evaluation is not None:
                 evaluation_id = store_evaluation(

@@ -10,13 +10,12 @@ root, error flag, last arrival, status (``open`` until the assembler marks it
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, select, update
 
-from storage import search
 from storage.fastinsert import insert_rows
 from storage.models import LogEventRow, SpanRow, Trace
 from storage.writer import WriteJob
@@ -30,13 +29,9 @@ _IN_CHUNK = 500
 
 @dataclass
 class TraceDelta:
-    """What one request brings to one trace.
-
-    ``fields`` are the derived content columns (agent, input, output, …) when
-    the receiver could derive them from this request alone (the root span was
-    in it); the writer keeps them only if the trace is new, otherwise the
-    assembler re-derives from every stored span.
-    """
+    """What one request brings to one trace. The trace's content columns
+    (agent, input, output, …) are derived later, by a worker, from every
+    stored span; here only the aggregate facts are folded in."""
 
     trace_id: str
     span_rows: list[dict[str, Any]]
@@ -46,10 +41,6 @@ class TraceDelta:
     error: bool
     finalize: bool
     service_name: str | None
-    fields: dict[str, Any] | None = None
-    evaluate: bool | None = None
-    eval_type: str | None = None
-    lacked: list[str] | None = None
 
 
 @dataclass
@@ -61,7 +52,6 @@ class SpanBatchWrite(WriteJob):
     nbytes: int = 0
     spans: int = 0
     kind: ClassVar[str] = "otlp-spans"
-    stored: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.spans = sum(len(d.span_rows) for d in self.deltas)
@@ -89,16 +79,17 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
             merged.setdefault(delta.trace_id, []).append((job, delta))
     trace_ids = list(merged)
 
-    existing_traces: dict[str, Any] = {}
+    existing_traces: set[str] = set()
     existing_spans: set[tuple[str, str]] = set()
-    pending_logs: set[str] = set()
     for chunk in _chunks(trace_ids):
-        for found in conn.execute(
-            select(traces.c.trace_id, traces.c.status).where(
-                and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(chunk))
+        existing_traces.update(
+            found.trace_id
+            for found in conn.execute(
+                select(traces.c.trace_id).where(
+                    and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(chunk))
+                )
             )
-        ):
-            existing_traces[found.trace_id] = found
+        )
         known = [t for t in chunk if t in existing_traces]
         if known:
             existing_spans.update(
@@ -109,23 +100,10 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                     )
                 )
             )
-        fresh = [t for t in chunk if t not in existing_traces]
-        if fresh:
-            pending_logs.update(
-                r.trace_id
-                for r in conn.execute(
-                    select(log_events.c.trace_id)
-                    .where(
-                        and_(log_events.c.tenant_id == tenant_id, log_events.c.trace_id.in_(fresh))
-                    )
-                    .distinct()
-                )
-            )
 
     new_rows: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
     span_rows: list[dict[str, Any]] = []
-    index_rows: list[dict[str, Any]] = []
     for trace_id, pieces in merged.items():
         job0 = pieces[0][0]
         fresh_spans: list[dict[str, Any]] = []
@@ -142,35 +120,28 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
         finalize = any(d.finalize for _, d in pieces)
         first_start = min(d.first_start for _, d in pieces)
         if trace_id not in existing_traces:
-            # Eager fields are trustworthy only if one request carried the whole trace.
-            eager = pieces[0][1] if len(pieces) == 1 else None
-            usable = eager is not None and eager.fields is not None and trace_id not in pending_logs
-            row = {
-                "tenant_id": tenant_id,
-                "trace_id": trace_id,
-                "agent_name": pieces[0][1].service_name or "otel",
-                "timestamp": first_start,
-                "created_at": job0.received_at,
-                "source": job0.source,
-                "status": "open",
-                "revision": 1,
-                "root_span_id": root_span_id,
-                "has_root": has_root,
-                "error": error,
-                "span_count": len(fresh_spans),
-                "last_span_at": job0.received_at,
-                "finalize_requested": finalize,
-                "derived": usable,
-                "otel_service_name": pieces[0][1].service_name,
-                "metadata": {},
-            }
-            if usable and eager is not None and eager.fields is not None:
-                row.update(eager.fields)
-                row["evaluate"] = eager.evaluate
-                row["eval_type"] = eager.eval_type
-                row["lacked"] = eager.lacked
-                index_rows.append(row)
-            new_rows.append(row)
+            # Content columns stay NULL until a worker derives them (derived: False).
+            new_rows.append(
+                {
+                    "tenant_id": tenant_id,
+                    "trace_id": trace_id,
+                    "agent_name": pieces[0][1].service_name or "otel",
+                    "timestamp": first_start,
+                    "created_at": job0.received_at,
+                    "source": job0.source,
+                    "status": "open",
+                    "revision": 1,
+                    "root_span_id": root_span_id,
+                    "has_root": has_root,
+                    "error": error,
+                    "span_count": len(fresh_spans),
+                    "last_span_at": job0.received_at,
+                    "finalize_requested": finalize,
+                    "derived": False,
+                    "otel_service_name": pieces[0][1].service_name,
+                    "metadata": {},
+                }
+            )
         elif fresh_spans or finalize:
             updates.append(
                 {
@@ -186,21 +157,10 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
             )
         span_rows.extend(fresh_spans)
 
-    if new_rows:
-        columns = {c.name for c in traces.c}
-        normalised = [{k: new.get(k) for k in columns} for new in new_rows]
-        for new in normalised:
-            for column, default in (("revision", 1), ("derived", False), ("span_count", 0)):
-                if new[column] is None:
-                    new[column] = default
-        insert_rows(conn, traces, normalised)
+    insert_rows(conn, traces, new_rows)
     if updates:
         _update_aggregates(conn, tenant_id, updates)
     insert_rows(conn, spans, span_rows, ignore_conflicts=True)
-    if index_rows:
-        search.index_rows(conn, index_rows)
-    for job in jobs:
-        job.stored = sorted({d.trace_id for d in job.deltas})
 
 
 def _update_aggregates(conn: Connection, tenant_id: str, updates: list[dict[str, Any]]) -> None:

@@ -281,12 +281,6 @@ def delete_trace(
     return True
 
 
-def evaluations_for_trace(conn: Connection, tenant_id: str, trace_id: str) -> list[dict[str, Any]]:
-    from storage.evaluations import evaluations_for_trace as _for_trace
-
-    return _for_trace(conn, tenant_id, trace_id)
-
-
 def summary(conn: Connection, tenant_id: str, *, hours: int, now: datetime) -> dict[str, Any]:
     """Dashboard aggregates over the last ``hours`` (SPEC §7.8)."""
     since = now - timedelta(hours=hours)

@@ -24,6 +24,7 @@ import socket
 import struct
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -49,7 +50,7 @@ class StorageUnavailable(Exception):
     """The database refused the transaction (down, locked, out of space)."""
 
 
-class WriteJob:
+class WriteJob(ABC):
     """One request's worth of writes. Subclasses define how a group applies.
 
     ``apply_group`` receives every job of its class in one transaction, in
@@ -61,8 +62,9 @@ class WriteJob:
     kind: ClassVar[str] = "job"
 
     @classmethod
+    @abstractmethod
     def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
-        raise NotImplementedError
+        """Apply every job of this class in ``conn``'s transaction."""
 
 
 @dataclass

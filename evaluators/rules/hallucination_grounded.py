@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
-from evaluators.rules.scan import anchored_finditer, lowered_twin
+from evaluators.rules.scan import anchored_finditer, lowered_twin, prefiltered_finditer
 
 Signal = tuple[str, int, int, str]
 
@@ -124,19 +124,7 @@ _NUM_START = re.compile(r"[$€£\d]")
 def _num_matches(text: str) -> Iterator[re.Match[str]]:
     """``_NUM.finditer(text)``, attempting only where a match can start: the
     leading lookbehind keeps re from skipping ahead on its own."""
-    find = _NUM_START.search
-    match = _NUM.match
-    pos = 0
-    while True:
-        c = find(text, pos)
-        if c is None:
-            return
-        m = match(text, c.start())
-        if m is None:
-            pos = c.start() + 1
-            continue
-        yield m
-        pos = m.end()
+    return prefiltered_finditer(_NUM, _NUM_START, text)
 
 
 def numbers(text: str) -> list[Num]:

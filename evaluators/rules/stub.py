@@ -2,7 +2,7 @@
 
 Signals are read line by line; lines a diff removes and lines inside a
 docstring are not the delivered work, and markers the ask itself names are
-the deliverable (a TODO inventory), not a stub. An output that honestly says
+the deliverable (an inventory of open items), not a stub. An output that honestly says
 which part is unfinished is a status report, not a stub.
 """
 
@@ -12,6 +12,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from evaluators.config import STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_finditer, prefiltered_search
@@ -106,8 +107,10 @@ _DISCLOSURE_STARTS = re.compile(
     r"todo stub"
 )
 # Where a _MARKER_WORD match can begin: one of its literals (case-sensitive).
-_MARKER_WORD = re.compile(r"\b(TODO|FIXME|TBD|XXX|HACK|PLACEHOLDER)\b")
-_MARKER_STARTS = re.compile(r"TODO|FIXME|TBD|XXX|HACK|PLACEHOLDER")
+_WORDS: tuple[str, ...] = tuple(STUB_MARKER_TABLE["words"])
+_ASK_WORDS: tuple[str, ...] = tuple(STUB_MARKER_TABLE["ask_words"])
+_MARKER_WORD = re.compile(r"\b(" + "|".join(map(re.escape, _WORDS)) + r")\b")
+_MARKER_STARTS = re.compile("|".join(map(re.escape, _WORDS)))
 
 
 def _discloses(output: str, low: str) -> bool:
@@ -115,6 +118,8 @@ def _discloses(output: str, low: str) -> bool:
     if output.isascii():
         return prefiltered_search(_DISCLOSURE_LOWER, _DISCLOSURE_STARTS, low) is not None
     return _DISCLOSURE.search(output) is not None
+
+
 _PASS_BODY = re.compile(r"^(\s*)(?:async\s+)?def\s+\w+\s*\([^)]*\)[^:]*:\s*$")
 _ABSTRACT = re.compile(r"@abstractmethod|@abc\.abstractmethod|@overload|Protocol\)")
 
@@ -212,14 +217,8 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
     """Stub signals on delivered lines, in line order (markers, custom markers,
     code shapes, empty bodies, prose), at most one hit per pattern per line."""
     ask_low = ask.lower()
-    marker_is_deliverable = any(
-        w in ask_low for w in ("todo", "fixme", "stub", "placeholder", "tbd")
-    )
-    custom = [
-        m
-        for m in markers
-        if m.upper() not in {"TODO", "FIXME", "TBD", "XXX", "HACK", "PLACEHOLDER"}
-    ]
+    marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
+    custom = [m for m in markers if m.upper() not in _WORDS]
     lines = _lines(output)
     starts = [p for p, _ in lines]
     live, code = _live_lines(output, lines)

@@ -82,56 +82,63 @@ def decode_traces_protobuf(body: bytes) -> DecodedBatch:
     return records_from_message(parse_trace_request(body))
 
 
+def _span_ids(s: Span) -> tuple[str, str, str | None] | None:
+    """The span's hex ids (trace, span, parent), or None when OTLP calls them
+    invalid: wrong width or all zeros. An all-zero parent means "no parent"."""
+    pid = s.parent_span_id
+    if pid and len(pid) != 8:
+        return None
+    trace_id = pb_id(s.trace_id, 16)
+    span_id = pb_id(s.span_id, 8)
+    if trace_id is None or span_id is None:
+        return None
+    return trace_id, span_id, pid.hex() if pid and pid.strip(b"\x00") else None
+
+
+def _record(
+    s: Span,
+    ids: tuple[str, str, str | None],
+    attributes: dict[str, Any],
+    events: list[SpanEventRecord],
+    resource: dict[str, Any],
+    scope: Any,
+) -> SpanRecord:
+    status = s.status
+    return SpanRecord(
+        ids[0],
+        ids[1],
+        s.name,
+        ids[2],
+        OTLP_SPAN_KINDS.get(s.kind, "UNSPECIFIED"),
+        s.start_time_unix_nano,
+        s.end_time_unix_nano,
+        OTLP_STATUS_CODES.get(status.code, "UNSET"),
+        status.message or None,
+        attributes,
+        events,
+        resource,
+        scope.name or None,
+        scope.version or None,
+    )
+
+
 def records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
     """Convert an already parsed request (the gRPC server receives it parsed)."""
     batch = DecodedBatch()
-    out = batch.spans
-    append = out.append
-    kinds = OTLP_SPAN_KINDS
-    codes = OTLP_STATUS_CODES
+    append = batch.spans.append
     for ri, rs in enumerate(req.resource_spans):
         resource = pb_attributes(rs.resource.attributes)
         for si, ss in enumerate(rs.scope_spans):
-            scope = ss.scope
-            scope_name = scope.name or None
-            scope_version = scope.version or None
             for i, s in enumerate(ss.spans):
-                tid = s.trace_id
-                sid = s.span_id
-                pid = s.parent_span_id
-                if len(tid) != 16 or len(sid) != 8 or (pid and len(pid) != 8):
-                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
+                ids = _span_ids(s)
+                if ids is None:
+                    batch.reject(_pb_reason(ri, si, i, s.trace_id, s.span_id, s.parent_span_id))
                     continue
-                trace_id = pb_id(tid, 16)
-                span_id = pb_id(sid, 8)
-                if trace_id is None or span_id is None:
-                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
-                    continue
-                status = s.status
-                evs = s.events
-                append(
-                    SpanRecord(
-                        trace_id,
-                        span_id,
-                        s.name,
-                        pid.hex() if pid and pid.strip(b"\x00") else None,
-                        kinds.get(s.kind, "UNSPECIFIED"),
-                        s.start_time_unix_nano,
-                        s.end_time_unix_nano,
-                        codes.get(status.code, "UNSET"),
-                        status.message or None,
-                        pb_attributes(s.attributes),
-                        [
-                            SpanEventRecord(e.name, e.time_unix_nano, pb_attributes(e.attributes))
-                            for e in evs
-                        ]
-                        if evs
-                        else [],
-                        resource,
-                        scope_name,
-                        scope_version,
-                    )
-                )
+                events = [
+                    SpanEventRecord(e.name, e.time_unix_nano, pb_attributes(e.attributes))
+                    for e in s.events
+                ]
+                append(_record(s, ids, pb_attributes(s.attributes), events, resource, ss.scope))
     return batch
 
 
@@ -168,57 +175,22 @@ def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
     the per-span Python cost no longer grows with the attributes' size.
     """
     batch = DecodedBatch(otlp=[])
-    out = batch.spans
-    append = out.append
+    append = batch.spans.append
     assert batch.otlp is not None
     blob = batch.otlp.append
-    kinds = OTLP_SPAN_KINDS
-    codes = OTLP_STATUS_CODES
     wanted = INGEST_ATTRIBUTE_KEYS
     for ri, rs in enumerate(req.resource_spans):
         resource_pb = rs.resource
         resource = pb_attributes(resource_pb.attributes)
         resource_bytes = resource_pb.SerializeToString()
         for si, ss in enumerate(rs.scope_spans):
-            scope = ss.scope
-            scope_name = scope.name or None
-            scope_version = scope.version or None
             for i, s in enumerate(ss.spans):
-                tid = s.trace_id
-                sid = s.span_id
-                pid = s.parent_span_id
-                if len(tid) != 16 or len(sid) != 8 or (pid and len(pid) != 8):
-                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
+                ids = _span_ids(s)
+                if ids is None:
+                    batch.reject(_pb_reason(ri, si, i, s.trace_id, s.span_id, s.parent_span_id))
                     continue
-                trace_id = pb_id(tid, 16)
-                span_id = pb_id(sid, 8)
-                if trace_id is None or span_id is None:
-                    batch.reject(_pb_reason(ri, si, i, tid, sid, pid))
-                    continue
-                attrs: dict[str, Any] = {}
-                for kv in s.attributes:
-                    key = kv.key
-                    if key in wanted:
-                        attrs[key] = pb_any(kv.value)
-                status = s.status
-                append(
-                    SpanRecord(
-                        trace_id,
-                        span_id,
-                        s.name,
-                        pid.hex() if pid and pid.strip(b"\x00") else None,
-                        kinds.get(s.kind, "UNSPECIFIED"),
-                        s.start_time_unix_nano,
-                        s.end_time_unix_nano,
-                        codes.get(status.code, "UNSET"),
-                        status.message or None,
-                        attrs,
-                        [],
-                        resource,
-                        scope_name,
-                        scope_version,
-                    )
-                )
+                attrs = {kv.key: pb_any(kv.value) for kv in s.attributes if kv.key in wanted}
+                append(_record(s, ids, attrs, [], resource, ss.scope))
                 blob((s.SerializeToString(), resource_bytes))
     return batch
 

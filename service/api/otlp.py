@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request, Response
+from google.protobuf.message import Message
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from receivers.otlp.decode import decode_traces_json
 from receivers.otlp.export import (
     PROTOBUF,
+    Decoder,
     HttpAnswer,
+    Sink,
     handle_http_export,
     media_type,
     status_answer,
@@ -39,45 +45,56 @@ async def _body_or_413(request: Request, limit: int) -> bytes | Response:
         )
 
 
-@router.post("/v1/traces")
-async def export_traces(request: Request) -> Response:
+async def _export(
+    request: Request,
+    decode_protobuf: Decoder[Any],
+    decode_json: Decoder[Any],
+    sink: Sink[Any],
+    response_type: type[Message],
+) -> Response:
+    """One OTLP/HTTP export: bounded body, then the receivers' protocol handling."""
     state: ServiceState = request.app.state.iris
     limit = state.settings.otlp_max_body_bytes
     body = await _body_or_413(request, limit)
     if isinstance(body, Response):
         return body
-    sink = OtlpSink(state, "otlp")
     answer = await handle_http_export(
         body,
         content_type=request.headers.get("content-type"),
         content_encoding=request.headers.get("content-encoding"),
         max_bytes=limit,
-        decode_protobuf=decode_otlp_protobuf,
-        decode_json=decode_traces_json,
-        sink=sink.traces,
+        decode_protobuf=decode_protobuf,
+        decode_json=decode_json,
+        sink=sink,
+        response_type=response_type,
     )
     return _response(answer)
+
+
+def _sink(request: Request) -> OtlpSink:
+    return OtlpSink(request.app.state.iris, "otlp")
+
+
+@router.post("/v1/traces")
+async def export_traces(request: Request) -> Response:
+    return await _export(
+        request,
+        decode_otlp_protobuf,
+        decode_traces_json,
+        _sink(request).traces,
+        ExportTraceServiceResponse,
+    )
 
 
 @router.post("/v1/logs")
 async def export_logs(request: Request) -> Response:
-    state: ServiceState = request.app.state.iris
-    limit = state.settings.otlp_max_body_bytes
-    body = await _body_or_413(request, limit)
-    if isinstance(body, Response):
-        return body
-    sink = OtlpSink(state, "otlp")
-    answer = await handle_http_export(
-        body,
-        content_type=request.headers.get("content-type"),
-        content_encoding=request.headers.get("content-encoding"),
-        max_bytes=limit,
-        decode_protobuf=decode_logs_protobuf,
-        decode_json=decode_logs_json,
-        sink=sink.logs,
-        response_type=ExportLogsServiceResponse,
+    return await _export(
+        request,
+        decode_logs_protobuf,
+        decode_logs_json,
+        _sink(request).logs,
+        ExportLogsServiceResponse,
     )
-    return _response(answer)
 
 
 @router.post("/v1/metrics")

@@ -18,14 +18,13 @@ from typing import Any
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from receivers.native import validation_details
 from service.errors import IrisError, invalid_argument, storage_unavailable
 from service.evaluation import engine_config
 from service.mcp.tools import BY_NAME, TOOLS
 from service.operations import evaluations, overview, rules, traces
+from service.operations.arguments import validate_args
 from service.state import ServiceState
 from service.version import iris_version
 from storage.writer import Overloaded, StorageUnavailable
@@ -127,17 +126,7 @@ async def call_tool(
         )
     arguments = dict(arguments or {})
     try:
-        spec.model.model_validate(arguments)
-    except ValidationError as exc:
-        details = validation_details(exc, spec.model)
-        return _error_result(
-            invalid_argument(
-                f"Invalid arguments for {name}: "
-                + "; ".join(f"{d['field']}: {d['message']}" for d in details),
-                details,
-            )
-        )
-    try:
+        validate_args(spec.model, arguments, what=f"arguments for {name}")
         result = await spec.handler(state, arguments, meta)
     except IrisError as exc:
         return _error_result(exc)

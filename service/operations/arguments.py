@@ -17,16 +17,21 @@ from service.errors import invalid_argument
 Model = TypeVar("Model", bound=BaseModel)
 
 
-def validate_args(model: type[Model], payload: Any) -> Model:
-    """Validate an operation's arguments, refusing with the fields named."""
+def validate_args(model: type[Model], payload: Any, *, what: str = "arguments") -> Model:
+    """Validate an operation's input (a body, a query, tool arguments) against
+    its closed model; refuse naming each bad field, its value and, for an
+    unknown key, the valid ones. Every door refuses the same way through here."""
     if not isinstance(payload, dict):
-        raise invalid_argument("The arguments must be an object.", [{"field": "(arguments)"}])
+        raise invalid_argument(
+            f"Invalid {what}: expected a JSON object.",
+            [{"field": "(body)", "message": "expected a JSON object"}],
+        )
     try:
         return model.model_validate(payload)
     except ValidationError as exc:
         details = validation_details(exc, model)
         raise invalid_argument(
-            "Invalid arguments: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
+            f"Invalid {what}: " + "; ".join(f"{d['field']}: {d['message']}" for d in details),
             details,
         ) from None
 

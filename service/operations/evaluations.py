@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import and_, func, select
 
 from evaluators.model import (
@@ -26,10 +26,10 @@ from receivers.native import (
     ToolCallBody,
     ToolDefBody,
     register_model,
-    validation_details,
 )
 from service.errors import IrisError, invalid_argument
 from service.evaluation import deployed_entries, trace_from_row
+from service.operations.arguments import validate_args
 from service.operations.traces import check_trace_id, parse_bound
 from service.state import ServiceState
 from storage import codec
@@ -69,13 +69,6 @@ class EvaluateBody(BaseModel):
     run: str | None = None
     case_key: str | None = None
     session_id: str | None = None
-
-
-def _refuse(exc: ValidationError, what: str) -> IrisError:
-    details = validation_details(exc)
-    return invalid_argument(
-        f"Invalid {what}: " + "; ".join(f"{d['field']}: {d['message']}" for d in details), details
-    )
 
 
 def build_request(
@@ -150,12 +143,7 @@ def build_request(
 
 async def evaluate_output(state: ServiceState, payload: Any) -> dict[str, Any]:
     """Judge one output now, store the evaluation, return it (SPEC §5.2)."""
-    if not isinstance(payload, dict):
-        raise invalid_argument("The body must be a JSON object.", [{"field": "(body)"}])
-    try:
-        body = EvaluateBody.model_validate(payload)
-    except ValidationError as exc:
-        raise _refuse(exc, "evaluation request") from None
+    body = validate_args(EvaluateBody, payload, what="evaluation request")
     if body.trace_id is not None:
         check_trace_id(body.trace_id)
 
@@ -223,10 +211,7 @@ class EvaluationsQuery(BaseModel):
 
 
 async def list_evaluations(state: ServiceState, params: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        q = EvaluationsQuery.model_validate(dict(params))
-    except ValidationError as exc:
-        raise _refuse(exc, "query parameters") from None
+    q = validate_args(EvaluationsQuery, dict(params), what="query parameters")
     since = parse_bound("since", q.since, upper=False) if q.since else None
     until = parse_bound("until", q.until, upper=True) if q.until else None
     if since is not None and until is not None and since > until:

@@ -9,15 +9,16 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import Connection, Table, and_, delete, func, select, update
 
 from evaluators.custom.definition import InvalidRuleConfig, revalidate, validate_definition
 from evaluators.request import EvaluationRequest
 from evaluators.rules.registry import roster
-from receivers.native import register_model, validation_details
+from receivers.native import register_model
 from service.errors import IrisError, invalid_argument
 from service.evaluation import engine_config
+from service.operations.arguments import validate_args
 from service.state import ServiceState
 from storage import codec
 from storage.models import AuditEntry, CustomRule, Trace
@@ -168,17 +169,7 @@ async def list_rules(state: ServiceState, params: Mapping[str, Any]) -> dict[str
 async def deploy_rule(
     state: ServiceState, payload: Any, *, actor: str | None = None
 ) -> dict[str, Any]:
-    if not isinstance(payload, dict):
-        raise invalid_argument("The body must be a JSON object.", [{"field": "(body)"}])
-    try:
-        body = DeployBody.model_validate(payload)
-    except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid_argument(
-            "Invalid rule definition: "
-            + "; ".join(f"{d['field']}: {d['message']}" for d in details),
-            details,
-        ) from None
+    body = validate_args(DeployBody, payload, what="rule definition")
     definition = body.definition.model_dump(exclude_none=True)
     definition.pop("name", None)  # the top-level name is the only name (SPEC §5.5)
     try:
@@ -354,17 +345,7 @@ def _rule_outcome(result: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def preview_rule(state: ServiceState, payload: Any) -> dict[str, Any]:
     """Replay a definition over recent stored traces; writes nothing."""
-    if not isinstance(payload, dict):
-        raise invalid_argument("The body must be a JSON object.", [{"field": "(body)"}])
-    try:
-        body = PreviewBody.model_validate(payload)
-    except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid_argument(
-            "Invalid preview request: "
-            + "; ".join(f"{d['field']}: {d['message']}" for d in details),
-            details,
-        ) from None
+    body = validate_args(PreviewBody, payload, what="preview request")
     definition = body.definition.model_dump(exclude_none=True)
     definition.pop("name", None)
     name = "preview"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime, time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from evaluators.model import AgentTrace
 from evaluators.request import EvaluationRequest
@@ -22,13 +22,14 @@ from receivers.native import (
     parse_trace_body,
     register_model,
     to_agent_trace,
-    validation_details,
 )
 from service.errors import IrisError, invalid_argument
 from service.evaluation import deployed_entries
+from service.operations.arguments import validate_args
 from service.state import ServiceState
 from storage import assembly, codec
 from storage import traces as trace_store
+from storage.evaluations import evaluations_for_trace
 from storage.ingest import NativeTraceWrite
 
 TRACE_ID_RE = re.compile(r"[0-9a-f]{32}")
@@ -187,15 +188,7 @@ def _bad_bound(name: str, value: str) -> IrisError:
 def validate_query(
     state: ServiceState, params: Mapping[str, Any]
 ) -> tuple[trace_store.TraceQuery, bool]:
-    try:
-        p = TracesQueryParams.model_validate(dict(params))
-    except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid_argument(
-            "Invalid query parameters: "
-            + "; ".join(f"{d['field']}: {d['message']}" for d in details),
-            details,
-        ) from None
+    p = validate_args(TracesQueryParams, dict(params), what="query parameters")
     since = parse_bound("since", p.since, upper=False) if p.since else None
     until = parse_bound("until", p.until, upper=True) if p.until else None
     if since is not None and until is not None and since > until:
@@ -280,7 +273,7 @@ async def get_trace(state: ServiceState, trace_id: str) -> dict[str, Any]:
             if row is None:
                 return None
             spans = trace_store.get_spans(conn, state.tenant, trace_id)
-            evals = trace_store.evaluations_for_trace(conn, state.tenant, trace_id)
+            evals = evaluations_for_trace(conn, state.tenant, trace_id)
             return {
                 "trace": codec.trace_to_api(row),
                 "spans": [codec.span_to_api(s) for s in spans],

@@ -171,15 +171,30 @@ def test_body_over_one_megabyte_is_413(client: TestClient) -> None:
     assert client.get("/api/v1/traces").json()["total"] == 0
 
 
-def test_evaluate_true_is_not_stored_until_the_engine_answers(client: TestClient) -> None:
+def test_evaluate_true_judges_before_storing(client: TestClient) -> None:
     response = client.post(
-        "/api/v1/traces", json={"agent_name": "a", "output": "hi", "evaluate": True}
+        "/api/v1/traces",
+        json={
+            "agent_name": "a",
+            "input": "hi",
+            "output": "Mail me: jo@gmail.com",
+            "evaluate": True,
+            "eval_type": "safety",
+        },
     )
-    if response.status_code == 501:
-        assert client.get("/api/v1/traces").json()["total"] == 0
-    else:
-        assert response.status_code == 201
-        assert "evaluation" in response.json()
+    assert response.status_code == 201
+    body = response.json()
+    evaluation = body["evaluation"]
+    assert evaluation["trace_id"] == body["trace_id"] and evaluation["eval_type"] == "safety"
+    assert evaluation["passed"] is False and "no_pii" in evaluation["critical_failures"]
+    detail = client.get(f"/api/v1/traces/{body['trace_id']}").json()
+    assert [e["id"] for e in detail["evals"]] == [evaluation["id"]]
+    # evaluate: true with a body the engine refuses stores nothing
+    bad = client.post(
+        "/api/v1/traces", json={"agent_name": "a", "evaluate": True, "eval_type": "x"}
+    )
+    assert bad.status_code == 400
+    assert client.get("/api/v1/traces").json()["total"] == 1
 
 
 def test_get_unknown_and_malformed_ids(client: TestClient) -> None:

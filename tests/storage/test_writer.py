@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import pytest
@@ -30,9 +30,27 @@ def count(engine: Engine) -> int:
         return int(conn.execute(select(func.count()).select_from(Trace)).scalar_one())
 
 
-def test_concurrent_submits_share_transactions(engine: Engine) -> None:
+@pytest.fixture(params=["in-process", "writer-process"])
+def make_writer(
+    request: pytest.FixtureRequest, engine: Engine, db_url: str
+) -> Callable[..., GroupCommitWriter]:
+    """Every writer test runs with the transactions in this process and in a
+    writer process (``IRIS_WRITER_PROCESS``): the guarantees are the same."""
+
+    def make(**kwargs: Any) -> GroupCommitWriter:
+        writer = GroupCommitWriter(engine, **kwargs)
+        if request.param == "writer-process":
+            writer.use_process(db_url)
+        return writer
+
+    return make
+
+
+def test_concurrent_submits_share_transactions(
+    engine: Engine, make_writer: Callable[..., GroupCommitWriter]
+) -> None:
     async def main() -> GroupCommitWriter:
-        writer = GroupCommitWriter(engine, max_delay_ms=20)
+        writer = make_writer(max_delay_ms=20)
         await writer.start()
         results = await asyncio.gather(*(writer.submit(job(f"a{i}")) for i in range(200)))
         assert len({trace_id for trace_id, _ in results}) == 200
@@ -54,9 +72,11 @@ class Failing(WriteJob):
         raise ValueError("broken job")
 
 
-def test_a_failing_job_does_not_fail_its_batch(engine: Engine) -> None:
+def test_a_failing_job_does_not_fail_its_batch(
+    engine: Engine, make_writer: Callable[..., GroupCommitWriter]
+) -> None:
     async def main() -> None:
-        writer = GroupCommitWriter(engine, max_delay_ms=50)
+        writer = make_writer(max_delay_ms=50)
         await writer.start()
         results = await asyncio.gather(
             writer.submit(job("ok1")),

@@ -17,6 +17,7 @@ from receivers.spans import SpanRecord
 from service.state import ServiceState
 from storage import codec
 from storage.otlp import LogEventsWrite, SpanBatchWrite, TraceDelta
+from storage.spans import resource_hash
 from storage.writer import Overloaded, StorageUnavailable
 
 
@@ -32,16 +33,17 @@ def span_row(
     iris_kind: str,
     tenant_id: str,
     now: Any,
-    otlp: tuple[bytes, bytes] | None = None,
+    otlp: tuple[bytes, str | None] | None = None,
 ) -> dict[str, Any]:
-    """The ``spans`` row of a record. With ``otlp`` (lean protobuf decoding) the
-    attributes, events and resource stay in their wire bytes."""
+    """The ``spans`` row of a record. With ``otlp`` — (span bytes, resource
+    hash), lean protobuf decoding — the attributes, events and resource stay
+    in their wire bytes."""
     if otlp is not None:
         attributes: Any = None
         events: Any = None
         resource: Any = None
         span_bytes: bytes | None = otlp[0]
-        resource_bytes: bytes | None = otlp[1] or None
+        key: str | None = otlp[1]
     else:
         attributes = record.attributes
         events = [
@@ -49,7 +51,7 @@ def span_row(
             for e in record.events
         ] or None
         resource = record.resource or None
-        span_bytes = resource_bytes = None
+        span_bytes = key = None
     return {
         "tenant_id": tenant_id,
         "trace_id": record.trace_id,
@@ -68,7 +70,7 @@ def span_row(
         "scope_name": record.scope_name,
         "received_at": now,
         "otlp_span": span_bytes,
-        "otlp_resource": resource_bytes,
+        "resource_hash": key,
     }
 
 
@@ -76,9 +78,10 @@ def build_deltas(
     spans: list[SpanRecord],
     tenant_id: str,
     now: Any,
-    otlp: list[tuple[bytes, bytes]] | None = None,
+    otlp: list[tuple[bytes, str | None]] | None = None,
 ) -> list[TraceDelta]:
-    """One ``TraceDelta`` per trace of a request; ``otlp`` is ``DecodedBatch.otlp``."""
+    """One ``TraceDelta`` per trace of a request; ``otlp`` pairs each span's wire
+    bytes with its resource's hash (see ``shared_resources``)."""
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(spans):
         groups.setdefault(r.trace_id, []).append(i)
@@ -123,13 +126,38 @@ def build_deltas(
 def jobs_for_batch(batch: DecodedBatch, tenant_id: str, source: str, nbytes: int) -> SpanBatchWrite:
     """The write job for one decoded export request."""
     now = codec.utcnow()
+    otlp, resources = shared_resources(batch.otlp)
     return SpanBatchWrite(
         tenant_id=tenant_id,
         source=source,
-        deltas=build_deltas(batch.spans, tenant_id, now, batch.otlp),
+        deltas=build_deltas(batch.spans, tenant_id, now, otlp),
         received_at=now,
         nbytes=nbytes,
+        resources=resources,
     )
+
+
+def shared_resources(
+    otlp: list[tuple[bytes, bytes]] | None,
+) -> tuple[list[tuple[bytes, str | None]] | None, dict[str, bytes]]:
+    """Replace each span's resource bytes by their hash; the distinct resources.
+
+    The spans of one ``ResourceSpans`` share one bytes object, so each
+    resource is hashed once per request, not once per span."""
+    if otlp is None:
+        return None, {}
+    keys: dict[bytes, str | None] = {}
+    resources: dict[str, bytes] = {}
+    out: list[tuple[bytes, str | None]] = []
+    for span_bytes, raw in otlp:
+        key = keys.get(raw, "")
+        if key == "":
+            key = resource_hash(raw) if raw else None
+            keys[raw] = key
+            if key is not None:
+                resources[key] = raw
+        out.append((span_bytes, key))
+    return out, resources
 
 
 # The protobuf decoder of the ingest path (records carry wire bytes).

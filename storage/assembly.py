@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Table, and_, bindparam, or_, select, text, up
 from storage import search
 from storage.fastinsert import insert_rows
 from storage.models import EvaluationJob, LogEventRow, SpanRow, Trace
+from storage.spans import span_select
 
 traces = cast(Table, Trace.__table__)
 spans = cast(Table, SpanRow.__table__)
@@ -127,7 +128,7 @@ def spans_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[Any
         chunk = trace_ids[i : i + 500]
         out.extend(
             conn.execute(
-                select(spans).where(
+                span_select().where(
                     and_(spans.c.tenant_id == tenant_id, spans.c.trace_id.in_(chunk))
                 )
             )

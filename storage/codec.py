@@ -58,8 +58,14 @@ def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
+_TOOL_CALL_FIELDS = tuple(f.name for f in dataclasses.fields(ToolCall))
+
+
 def tool_call_to_json(call: ToolCall) -> dict[str, Any]:
-    return _drop_none(dataclasses.asdict(call))
+    """The call's set fields. Not ``dataclasses.asdict``: its deep copy of the
+    input and output was a fifth of deriving a trace, and these values are
+    JSON data already, only ever serialised."""
+    return {name: value for name in _TOOL_CALL_FIELDS if (value := getattr(call, name)) is not None}
 
 
 def agent_fields(trace: AgentTrace, *, now: datetime) -> dict[str, Any]:
@@ -232,7 +238,7 @@ def _span_payload(row: Any) -> tuple[dict[str, Any], list[Any], dict[str, Any] |
     # back the same whichever way it was stored.
     from receivers.otlp.decode import expand_stored_span
 
-    resource_bytes = getattr(row, "otlp_resource", None)
+    resource_bytes = row.otlp_resource  # selected through ``storage.spans.span_select``
     attributes, events, resource = expand_stored_span(
         bytes(span_bytes), bytes(resource_bytes) if resource_bytes else None
     )

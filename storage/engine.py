@@ -25,8 +25,14 @@ def normalise_url(url: str) -> str:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     """WAL so readers never block the writer; NORMAL sync is durable under WAL
-    against process crashes (the guarantee "acknowledged means stored" needs)."""
+    against process crashes (the guarantee "acknowledged means stored" needs).
+
+    8 KiB pages (set before WAL, so it takes effect only when the file is
+    new): a stored span is ~1 KB, and on 4 KiB pages each commit rewrote about
+    twice as many partly filled pages — measured ~9 µs less commit CPU per
+    span and 17% less file (``docs/performance.md``)."""
     cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA page_size=8192")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")

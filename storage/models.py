@@ -134,7 +134,10 @@ class SpanRow(Base):
     # ``Span`` and the serialized ``Resource`` it came with. Readers go through
     # ``service.derivation.record_from_row`` / ``codec.span_to_api``.
     otlp_span: Mapped[bytes | None] = mapped_column(LargeBinary)
-    otlp_resource: Mapped[bytes | None] = mapped_column(LargeBinary)
+    # The serialized ``Resource`` is the same for every span of an exporter
+    # (often ~300 of a span's ~1,100 bytes), so it is stored once per content
+    # in ``span_resources`` and referenced by its hash.
+    resource_hash: Mapped[str | None] = mapped_column(String(32))
 
     __table_args__ = (
         ForeignKeyConstraint(
@@ -143,7 +146,22 @@ class SpanRow(Base):
             ondelete="CASCADE",
             name="fk_spans_trace",
         ),
+        Index("ix_spans_tenant_resource", "tenant_id", "resource_hash"),
     )
+
+
+class SpanResource(Base):
+    """One serialized OTLP ``Resource``, shared by every span that came with it.
+
+    Keyed by a hash of its bytes, so a re-sent or concurrent insert of the
+    same resource is a no-op; deleting a trace removes the resources no other
+    span references (``storage.traces.delete_trace``)."""
+
+    __tablename__ = "span_resources"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    resource_hash: Mapped[str] = mapped_column(String(32), primary_key=True)
+    otlp_resource: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class LogEventRow(Base):

@@ -10,19 +10,20 @@ root, error flag, last arrival, status (``open`` until the assembler marks it
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, select, update
 
 from storage.fastinsert import insert_rows
-from storage.models import LogEventRow, SpanRow, Trace
+from storage.models import LogEventRow, SpanResource, SpanRow, Trace
 from storage.writer import WriteJob
 
 traces = cast(Table, Trace.__table__)
 spans = cast(Table, SpanRow.__table__)
 log_events = cast(Table, LogEventRow.__table__)
+span_resources = cast(Table, SpanResource.__table__)
 
 _IN_CHUNK = 500
 
@@ -51,6 +52,8 @@ class SpanBatchWrite(WriteJob):
     received_at: datetime
     nbytes: int = 0
     spans: int = 0
+    # Serialized OTLP resources by hash, referenced by the span rows.
+    resources: dict[str, bytes] = field(default_factory=dict)
     kind: ClassVar[str] = "otlp-spans"
 
     def __post_init__(self) -> None:
@@ -157,6 +160,18 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
             )
         span_rows.extend(fresh_spans)
 
+    resources: dict[str, bytes] = {}
+    for job in jobs:
+        resources.update(job.resources)
+    insert_rows(
+        conn,
+        span_resources,
+        [
+            {"tenant_id": tenant_id, "resource_hash": key, "otlp_resource": raw}
+            for key, raw in resources.items()
+        ],
+        ignore_conflicts=True,
+    )
     insert_rows(conn, traces, new_rows)
     if updates:
         _update_aggregates(conn, tenant_id, updates)

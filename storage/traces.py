@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, s
 
 from storage import search
 from storage.models import AuditEntry, Evaluation, SpanRow, Trace
+from storage.spans import drop_unreferenced_resources, span_select
 
 traces = cast(Table, Trace.__table__)
 spans = cast(Table, SpanRow.__table__)
@@ -189,7 +190,7 @@ def get_trace(conn: Connection, tenant_id: str, trace_id: str) -> Any | None:
 def get_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
     return list(
         conn.execute(
-            select(spans)
+            span_select()
             .where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
             .order_by(spans.c.start_unix_nano, spans.c.span_id)
         )
@@ -238,9 +239,14 @@ def delete_trace(
     if row is None:
         return False
     search.remove(conn, [(tenant_id, trace_id)])
-    span_count = conn.execute(
-        delete(spans).where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
-    ).rowcount
+    of_trace = and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id)
+    resource_hashes = [
+        h
+        for (h,) in conn.execute(select(spans.c.resource_hash).where(of_trace).distinct())
+        if h is not None
+    ]
+    span_count = conn.execute(delete(spans).where(of_trace)).rowcount
+    drop_unreferenced_resources(conn, tenant_id, resource_hashes)
     conn.execute(
         delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
     )

@@ -23,7 +23,12 @@ Usage::
 
     python bench/ingest_bench.py                    # standard load, all protocols
     python bench/ingest_bench.py --traces 5000 --protocols http-protobuf
-    python bench/ingest_bench.py --receivers 1      # one receiver process
+    python bench/ingest_bench.py --db-url postgresql://postgres@127.0.0.1/scratch
+                                                    # PostgreSQL; the database is EMPTIED
+
+With ``--db-url`` the server and the breakdown use that PostgreSQL database
+instead of a scratch SQLite file; its ``public`` schema is dropped and made
+anew before each run, so name a database that holds nothing of value.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 LOAD = Path(os.environ.get("IRIS_BENCH_LOAD", "/work/shared/bench/otlp_load.py"))
 PROTOCOLS = ("http-protobuf", "http-json", "grpc")
 
@@ -75,7 +81,9 @@ def _cpu_by_process(pid: int) -> dict[int, float]:
     return out
 
 
-def _count_spans(db: Path) -> int:
+def _count_spans(db: Path | str) -> int:
+    if isinstance(db, str):
+        return _count_spans_url(db)
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:
@@ -84,6 +92,37 @@ def _count_spans(db: Path) -> int:
             con.close()
     except sqlite3.Error:
         return -1
+
+
+def _count_spans_url(url: str) -> int:
+    from sqlalchemy import create_engine, text
+
+    from storage.engine import normalise_url
+
+    engine = _URL_ENGINES.get(url)
+    if engine is None:
+        engine = _URL_ENGINES[url] = create_engine(normalise_url(url))
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM spans")).scalar_one())
+    except Exception:
+        return -1
+
+
+_URL_ENGINES: dict[str, Any] = {}
+
+
+def _empty_database(url: str) -> None:
+    """Drop and recreate the ``public`` schema (the benchmark's scratch database)."""
+    from sqlalchemy import create_engine, text
+
+    from storage.engine import normalise_url
+
+    engine = create_engine(normalise_url(url))
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
 
 
 def _wait_health(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
@@ -113,8 +152,9 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
         "IRIS_OTLP_GRPC_PORT": str(grpc_port),
         "IRIS_LOG_LEVEL": "warn",
     }
-    if args.receivers is not None:
-        env["IRIS_RECEIVERS"] = str(args.receivers)
+    if args.db_url:
+        _empty_database(args.db_url)
+        env["IRIS_DB_URL"] = args.db_url
     server = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         cwd=ROOT,
@@ -122,7 +162,7 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE if args.quiet_server else None,
     )
-    db = home / "iris.db"
+    db: Path | str = args.db_url or home / "iris.db"
     try:
         _wait_health(port, server)
         target = (
@@ -228,7 +268,6 @@ def _dump_bodies(protocol: str, args: argparse.Namespace, where: Path) -> list[b
 
 def run_breakdown(protocol: str, args: argparse.Namespace) -> dict[str, float]:
     """Per-stage CPU time of the request path, run in this process on dumped bodies."""
-    sys.path.insert(0, str(ROOT))
     from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
     from service.ingest import decode_otlp_protobuf, jobs_for_batch
     from storage import migrate
@@ -238,7 +277,9 @@ def run_breakdown(protocol: str, args: argparse.Namespace) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="iris-bench-stages-"))
     try:
         bodies = _dump_bodies(protocol, args, tmp / "bodies")
-        engine = make_engine(f"sqlite:///{tmp / 'iris.db'}")
+        if args.db_url:
+            _empty_database(args.db_url)
+        engine = make_engine(args.db_url or f"sqlite:///{tmp / 'iris.db'}")
         migrate.upgrade(engine)
         # gRPC hands the sink a parsed message converted in full (records_from_message);
         # OTLP/HTTP protobuf takes the lean path that keeps spans as wire bytes.
@@ -292,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spans-per-request", type=int, default=100)
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--protocols", default=",".join(PROTOCOLS))
-    ap.add_argument("--receivers", type=int, help="IRIS_RECEIVERS for the server")
+    ap.add_argument("--db-url", help="a scratch PostgreSQL database (emptied!)")
     ap.add_argument("--store-timeout", type=float, default=120.0)
     ap.add_argument("--no-breakdown", action="store_true")
     ap.add_argument("--no-e2e", action="store_true")
@@ -304,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"load: {args.traces} traces = {args.traces * 4} spans, "
         f"{args.spans_per_request} spans/request, concurrency {args.concurrency}; "
-        f"{os.cpu_count()} CPUs; SQLite"
+        f"{os.cpu_count()} CPUs; {'PostgreSQL' if args.db_url else 'SQLite'}"
     )
     if not args.no_e2e:
         print(

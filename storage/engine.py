@@ -58,5 +58,5 @@ def make_engine(url: str, *, pool_size: int = 8) -> Engine:
         pool_size=pool_size,
         max_overflow=8,
         pool_pre_ping=True,
-        connect_args={"connect_timeout": 5},
+        connect_args={"connect_timeout": 5, "prepare_threshold": None},
     )

@@ -17,7 +17,6 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Float,
-    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -139,15 +138,12 @@ class SpanRow(Base):
     # in ``span_resources`` and referenced by its hash.
     resource_hash: Mapped[str | None] = mapped_column(String(32))
 
-    __table_args__ = (
-        ForeignKeyConstraint(
-            ["tenant_id", "trace_id"],
-            ["traces.tenant_id", "traces.trace_id"],
-            ondelete="CASCADE",
-            name="fk_spans_trace",
-        ),
-        Index("ix_spans_tenant_resource", "tenant_id", "resource_hash"),
-    )
+    # No foreign key to ``traces``: the writer inserts a trace's row in the
+    # transaction that stores its first spans, and ``delete_trace`` deletes
+    # the spans itself. A per-row key check was the largest cost of ingest on
+    # PostgreSQL (its cached check plan, made while the table was small,
+    # scanned ``traces``), and a lookup per span on SQLite.
+    __table_args__ = (Index("ix_spans_tenant_resource", "tenant_id", "resource_hash"),)
 
 
 class SpanResource(Base):
@@ -238,7 +234,10 @@ class Evaluation(Base):
 
 
 class RuleResultRow(Base):
-    """Per-rule outcome of an evaluation, for "which rule failed" queries."""
+    """A rule an evaluation failed, for "which rule failed" queries.
+
+    Written for failed rules only (``storage.evaluations.failed_rule_rows``);
+    rows of other outcomes from before that remain and are never matched."""
 
     __tablename__ = "evaluation_rule_results"
 
@@ -250,12 +249,9 @@ class RuleResultRow(Base):
     critical: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
-    __table_args__ = (
-        ForeignKeyConstraint(
-            ["evaluation_id"], ["evaluations.id"], ondelete="CASCADE", name="fk_rule_results_eval"
-        ),
-        Index("ix_rule_results_tenant_rule_outcome", "tenant_id", "rule", "outcome"),
-    )
+    # No foreign key to ``evaluations``, for the reason given on ``SpanRow``:
+    # rows are written with their evaluation, and evaluations are never deleted.
+    __table_args__ = (Index("ix_rule_results_tenant_rule_outcome", "tenant_id", "rule", "outcome"),)
 
 
 class EvaluationJob(Base):

@@ -1,4 +1,7 @@
-"""span resources stored once, referenced by hash
+"""span resources stored once, referenced by hash; no per-row foreign keys
+
+Spans and rule results lose their foreign keys (see ``storage.models``):
+checking one per inserted row dominated ingest on PostgreSQL.
 
 Revision ID: 0002
 Revises: 0001
@@ -59,9 +62,25 @@ def upgrade() -> None:
         )
     op.drop_column("spans", "otlp_resource")
     op.create_index("ix_spans_tenant_resource", "spans", ["tenant_id", "resource_hash"])
+    with op.batch_alter_table("spans") as batch:
+        batch.drop_constraint("fk_spans_trace", type_="foreignkey")
+    with op.batch_alter_table("evaluation_rule_results") as batch:
+        batch.drop_constraint("fk_rule_results_eval", type_="foreignkey")
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("evaluation_rule_results") as batch:
+        batch.create_foreign_key(
+            "fk_rule_results_eval", "evaluations", ["evaluation_id"], ["id"], ondelete="CASCADE"
+        )
+    with op.batch_alter_table("spans") as batch:
+        batch.create_foreign_key(
+            "fk_spans_trace",
+            "traces",
+            ["tenant_id", "trace_id"],
+            ["tenant_id", "trace_id"],
+            ondelete="CASCADE",
+        )
     op.drop_index("ix_spans_tenant_resource", table_name="spans")
     op.add_column("spans", sa.Column("otlp_resource", sa.LargeBinary(), nullable=True))
     conn = op.get_bind()

@@ -584,10 +584,12 @@ def _model_span(s: SpanRecord, iris_kind: str) -> Span:
 # the derivation
 
 
-def derive_trace(spans: Sequence[SpanRecord]) -> DerivedTrace:
+def derive_trace(spans: Sequence[SpanRecord], *, model_spans: bool = True) -> DerivedTrace:
     """Derive the Iris trace of one OTLP trace from all its spans (any order, any parts).
 
     Duplicate span ids (an exporter retry) keep the last copy received.
+    ``model_spans=False`` leaves ``spans`` empty, for callers that store the
+    derived fields and read the spans from storage anyway (the workers).
     """
     unique: dict[str, SpanRecord] = {}
     for s in spans:
@@ -650,7 +652,7 @@ def derive_trace(spans: Sequence[SpanRecord]) -> DerivedTrace:
         cost_usd=cost,
         cost_source="reported" if cost is not None else None,
         metadata=metadata,
-        spans=tuple(_model_span(s, kinds[s.span_id]) for s in ordered),
+        spans=tuple(_model_span(s, kinds[s.span_id]) for s in ordered) if model_spans else (),
         tools=_tools_catalogue(ordered, kinds),
         run=str(run) if run is not None else None,
         case_key=str(case_key) if case_key is not None else None,

@@ -20,6 +20,9 @@ from storage import assembly, codec
 
 log = logging.getLogger("iris.assembler")
 SWEEP_LIMIT = 500
+# The shortest sleep between sweeps: what batching readied traces may add to
+# a trace's delay, traded against a transaction per sweep.
+MIN_SLEEP_S = 0.1
 
 
 def sweep_once(engine: Engine, settings: Settings, *, limit: int = SWEEP_LIMIT) -> int:
@@ -36,10 +39,31 @@ def sweep_once(engine: Engine, settings: Settings, *, limit: int = SWEEP_LIMIT) 
         )
 
 
+def next_sweep_in(engine: Engine, settings: Settings, *, longest: float) -> float:
+    """Seconds until the earliest open trace is due, within [MIN_SLEEP_S, longest]
+    (``longest`` alone when it is the shorter)."""
+    with engine.connect() as conn:
+        due = assembly.next_due(
+            conn,
+            grace=timedelta(milliseconds=settings.assembly_grace_ms),
+            idle=timedelta(milliseconds=settings.assembly_idle_ms),
+        )
+    if due is None:
+        return longest
+    wait = (due - codec.utcnow()).total_seconds()
+    return max(min(MIN_SLEEP_S, longest), min(wait, longest))
+
+
 class Assembler:
+    """Sweeps when the earliest open trace falls due (see :func:`next_sweep_in`),
+    at most every ``MIN_SLEEP_S`` and at least every ``interval_s``; a full
+    sweep is followed by another at once."""
+
     def __init__(self, engine: Engine, settings: Settings):
         self.engine = engine
         self.settings = settings
+        # The longest sleep: also bounds how late a trace is seen whose spans
+        # were written by another process after the last look.
         self.interval_s = max(0.05, min(settings.assembly_grace_ms / 4000, 0.5))
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -65,8 +89,12 @@ class Assembler:
                     self.readied += done
                     if done < SWEEP_LIMIT:
                         break
+                wait = await asyncio.to_thread(
+                    next_sweep_in, self.engine, self.settings, longest=self.interval_s
+                )
             except Exception:
                 log.exception("assembler sweep failed; retrying")
+                wait = self.interval_s
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval_s)
+                await asyncio.wait_for(self._wake.wait(), wait)

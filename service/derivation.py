@@ -55,7 +55,9 @@ def derive_rows(span_rows: Sequence[Any], log_rows: Sequence[Any]) -> DerivedTra
     ]
     if events:
         attach_log_events(records, events)
-    return derive_trace(records)
+    # The worker stores the fields and judges the stored row, whose spans it
+    # reads from storage: the derivation's own span models would go unused.
+    return derive_trace(records, model_spans=False)
 
 
 def derived_fields(derived: DerivedTrace, *, now: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, or_, select, text, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, or_, select, text, update
 
 from storage import search
 from storage.fastinsert import insert_rows
@@ -52,6 +52,24 @@ def due_traces(
     if conn.dialect.name == "postgresql":
         stmt = stmt.with_for_update(skip_locked=True, of=traces)
     return [DueTrace(*row) for row in conn.execute(stmt)]
+
+
+def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime | None:
+    """When the earliest open trace becomes due, by the rules of
+    :func:`due_traces` (None: no open trace). Lets the assembler sleep exactly
+    until there is work instead of sweeping on a fixed period."""
+    rows = conn.execute(
+        select(traces.c.has_root, traces.c.finalize_requested, func.min(traces.c.last_span_at))
+        .where(traces.c.status == "open")
+        .group_by(traces.c.has_root, traces.c.finalize_requested)
+    )
+    times = []
+    for has_root, finalize, last in rows:
+        if finalize:
+            return datetime.min
+        if last is not None:
+            times.append(last + (grace if has_root else idle))
+    return min(times, default=None)
 
 
 _ENQUEUE_READIED = text(
@@ -157,8 +175,10 @@ def save_derivations(
 
     A derivation is written only if no span arrived since its spans were read
     (``span_count`` unchanged); otherwise the trace's next job derives again.
-    One compiled statement, executed per trace so each guard's outcome is
-    known; the search rows of the traces that were updated are rebuilt together.
+    One guarded UPDATE executed for the whole batch (a statement per trace
+    cost more than the rest of storing a verdict); when it changed fewer rows
+    than given, the traces' span counts tell which guards held. The search
+    rows of the traces that were updated are rebuilt together.
     """
     if not items:
         return []
@@ -173,18 +193,47 @@ def save_derivations(
             )
         )
         .values({c: bindparam(f"v_{c}") for c in columns} | {"derived": True})
+        .execution_options(synchronize_session=False)
     )
-    applied: list[bool] = []
-    docs: dict[tuple[str, str], dict[str, Any]] = {}
+    params = []
     for tenant_id, trace_id, values, span_count in items:
-        params = {f"v_{c}": values.get(c) for c in columns}
-        params.update(b_tenant=tenant_id, b_trace=trace_id, b_count=span_count)
-        ok = conn.execute(stmt, params).rowcount == 1
-        applied.append(ok)
-        if ok and index:  # two revisions of one trace in a batch: index the last once
-            docs[(tenant_id, trace_id)] = {"tenant_id": tenant_id, "trace_id": trace_id, **values}
-    search.index_rows(conn, list(docs.values()), replace=True)
+        row = {f"v_{c}": values.get(c) for c in columns}
+        row.update(b_tenant=tenant_id, b_trace=trace_id, b_count=span_count)
+        params.append(row)
+    result = conn.execute(stmt, params)
+    if conn.dialect.supports_sane_multi_rowcount and result.rowcount == len(items):
+        applied = [True] * len(items)
+    else:  # a span arrived for some (or the driver cannot say): ask the rows
+        counts = _span_counts(conn, [(t, i) for t, i, _, _ in items])
+        applied = [counts.get((t, i)) == n for t, i, _, n in items]
+    if index:  # two revisions of one trace in a batch: index the last once
+        docs: dict[tuple[str, str], dict[str, Any]] = {}
+        for ok, (tenant_id, trace_id, values, _) in zip(applied, items, strict=True):
+            if ok:
+                docs[(tenant_id, trace_id)] = {
+                    "tenant_id": tenant_id,
+                    "trace_id": trace_id,
+                    **values,
+                }
+        search.index_rows(conn, list(docs.values()), replace=True)
     return applied
+
+
+def _span_counts(conn: Connection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    by_tenant: dict[str, list[str]] = {}
+    for tenant_id, trace_id in keys:
+        by_tenant.setdefault(tenant_id, []).append(trace_id)
+    found: dict[tuple[str, str], int] = {}
+    for tenant_id, ids in by_tenant.items():
+        for i in range(0, len(ids), 500):
+            rows = conn.execute(
+                select(traces.c.trace_id, traces.c.span_count).where(
+                    and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids[i : i + 500]))
+                )
+            )
+            for trace_id, count in rows:
+                found[(tenant_id, trace_id)] = int(count)
+    return found
 
 
 def enqueue_jobs(conn: Connection, rows: list[dict[str, Any]]) -> None:

@@ -128,9 +128,25 @@ def evaluation_rows(
         "reevaluation_of": reevaluation_of,
         "created_at": now,
     }
+    return row, failed_rule_rows(result, evaluation_id, tenant_id, now)
+
+
+def failed_rule_rows(
+    result: dict[str, Any], evaluation_id: str, tenant_id: str, now: datetime
+) -> list[dict[str, Any]]:
+    """The ``evaluation_rule_results`` rows of one result: its failed rules only.
+
+    The table exists for "which evaluations failed rule X" (``rule_failed``);
+    every outcome is in the evaluation's ``rule_results`` already. A row per
+    rule was 26 rows and 52 index entries per verdict, the largest part of
+    storing one; failures are a few. Rows of other outcomes written before
+    this stay and are never matched by that query.
+    """
     rules: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for rule in result.get("rule_results", []):
+    for rule in result.get("rule_results", ()):
+        if _outcome(rule) != "failed":
+            continue
         name = str(rule.get("rule") or rule.get("ruleName") or "")
         if not name or name in seen:
             continue
@@ -140,13 +156,13 @@ def evaluation_rows(
                 "evaluation_id": evaluation_id,
                 "rule": name[:128],
                 "tenant_id": tenant_id,
-                "outcome": _outcome(rule),
+                "outcome": "failed",
                 "score": rule.get("score"),
                 "critical": bool(rule.get("critical")),
                 "created_at": now,
             }
         )
-    return row, rules
+    return rules
 
 
 def insert_evaluations(

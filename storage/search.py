@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    bindparam,
     delete,
     func,
     literal_column,
@@ -155,12 +156,19 @@ def remove(conn: Connection, keys: Sequence[tuple[str, str]]) -> None:
     if conn.dialect.name == "sqlite":
         _delete_sqlite(conn, list(_sqlite_rowids(conn, keys).values()))
         return
-    for tenant_id, trace_id in keys:
-        conn.execute(
-            delete(search_table).where(
-                and_(search_table.c.tenant_id == tenant_id, search_table.c.trace_id == trace_id)
+    if not keys:
+        return
+    # One executemany (a pipeline on psycopg): a statement per trace was a
+    # round trip per trace when a worker re-indexes its batch.
+    conn.execute(
+        delete(search_table).where(
+            and_(
+                search_table.c.tenant_id == bindparam("b_tenant"),
+                search_table.c.trace_id == bindparam("b_trace"),
             )
-        )
+        ),
+        [{"b_tenant": tenant_id, "b_trace": trace_id} for tenant_id, trace_id in keys],
+    )
 
 
 def query_words(q: str) -> list[str]:

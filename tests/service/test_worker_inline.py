@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
 from service.assembler import sweep_once
 from service.worker import drain
+from storage import codec
 from storage.models import EvaluationJob, Trace
 
 
@@ -71,3 +73,54 @@ def test_late_spans_reopen_and_reevaluate_up_to_the_cap(
     assert len(detail["evals"]) == 2
     assert detail["trace"]["derived"] is True
     assert len(detail["trace"]["tool_calls"]) == 4
+
+
+def test_a_batch_reports_cpu_per_stage(make_client: Callable[..., TestClient]) -> None:
+    from service.evaluation import DeployedRules
+    from service.worker import process_batch
+    from tests.support.fixtures import scenarios
+
+    scenario = next(s for s in scenarios() if s.id == "pydantic_ai/tools_ok")
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    headers = {"content-type": "application/x-protobuf"}
+    client.post("/v1/traces", content=scenario.bodies("pb")[0], headers=headers)
+    sweep_once(state.engine, state.settings)
+    stats = process_batch(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    assert (stats.claimed, stats.evaluated, stats.derived) == (1, 1, 1)
+    assert set(stats.stage_cpu) == {"claim", "read", "derive", "convert", "engine", "store"}
+    assert all(seconds >= 0 for seconds in stats.stage_cpu.values())
+    idle = process_batch(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    assert idle.claimed == 0 and set(idle.stage_cpu) == {"claim"}
+
+
+def test_the_assembler_sleeps_until_the_next_trace_is_due(
+    make_client: Callable[..., TestClient],
+) -> None:
+    from service.assembler import MIN_SLEEP_S, next_sweep_in
+
+    client = make_client(assembly_grace_ms=60_000)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    assert next_sweep_in(state.engine, state.settings, longest=0.5) == 0.5  # nothing open
+    with state.engine.begin() as conn:
+        conn.execute(
+            Trace.__table__.insert(),
+            [
+                {
+                    "tenant_id": state.tenant,
+                    "trace_id": "ab" * 16,
+                    "agent_name": "a",
+                    "timestamp": codec.utcnow(),
+                    "created_at": codec.utcnow(),
+                    "source": "otlp",
+                    "status": "open",
+                    "has_root": True,
+                    "last_span_at": codec.utcnow(),
+                }
+            ],
+        )
+    assert next_sweep_in(state.engine, state.settings, longest=0.5) == 0.5  # due in a minute
+    with state.engine.begin() as conn:
+        conn.execute(update(Trace).values(last_span_at=codec.utcnow() - timedelta(minutes=2)))
+    assert next_sweep_in(state.engine, state.settings, longest=0.5) == MIN_SLEEP_S  # overdue
+    assert next_sweep_in(state.engine, state.settings, longest=0.02) == 0.02

@@ -1,0 +1,152 @@
+"""The storage the workers use: claiming, readiness timing, batch derivations, rule rows."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine, func, select, update
+
+from evaluators.model import AgentTrace
+from storage import assembly, codec
+from storage import jobs as job_store
+from storage.evaluations import evaluation_rows, failed_rule_rows, insert_evaluations
+from storage.models import EvaluationJob, RuleResultRow, Trace
+
+T0 = datetime(2026, 1, 1, 12, 0, 0)
+
+
+def add_trace(engine: Engine, trace_id: str, **changes: object) -> None:
+    row = codec.trace_row(
+        AgentTrace(agent_name="a", output="hi"),
+        trace_id=trace_id,
+        tenant_id="t",
+        source="otlp",
+        now=T0,
+    )
+    row.update(changes)
+    with engine.begin() as conn:
+        conn.execute(Trace.__table__.insert(), [row])
+
+
+def queue(engine: Engine, *trace_ids: str, at: datetime = T0) -> None:
+    with engine.begin() as conn:
+        assembly.enqueue_jobs(
+            conn, [assembly.job_row("t", tid, 1, None, now=at) for tid in trace_ids]
+        )
+
+
+def claim(engine: Engine, limit: int, now: datetime) -> list[job_store.ClaimedJob]:
+    with engine.begin() as conn:
+        return job_store.claim(conn, worker="w", limit=limit, lease=timedelta(seconds=60), now=now)
+
+
+def test_claim_takes_expired_leases_first_then_the_oldest_pending(engine: Engine) -> None:
+    queue(engine, "a", at=T0)
+    queue(engine, "b", at=T0 + timedelta(seconds=1))
+    queue(engine, "c", at=T0 + timedelta(seconds=2))
+    first = claim(engine, 1, T0)
+    assert [j.trace_id for j in first] == ["a"]
+    later = T0 + timedelta(minutes=5)  # a's lease expired: its worker died
+    again = claim(engine, 2, later)
+    assert [(j.trace_id, j.attempts) for j in again] == [("a", 2), ("b", 1)]
+    assert [j.trace_id for j in claim(engine, 5, later)] == ["c"]
+    assert claim(engine, 5, later) == []
+
+
+def test_any_claimable_sees_pending_and_expired_jobs_only(engine: Engine) -> None:
+    with engine.connect() as conn:
+        assert not job_store.any_claimable(conn, now=T0)
+    queue(engine, "a")
+    with engine.connect() as conn:
+        assert job_store.any_claimable(conn, now=T0)
+    claim(engine, 1, T0)
+    with engine.connect() as conn:
+        assert not job_store.any_claimable(conn, now=T0)  # running, lease still valid
+        assert job_store.any_claimable(conn, now=T0 + timedelta(minutes=5))
+
+
+def test_next_due_follows_the_assembly_rules(engine: Engine) -> None:
+    grace, idle = timedelta(seconds=2), timedelta(seconds=30)
+    with engine.connect() as conn:
+        assert assembly.next_due(conn, grace=grace, idle=idle) is None
+    add_trace(engine, "rootless", status="open", has_root=False, last_span_at=T0)
+    with engine.connect() as conn:
+        assert assembly.next_due(conn, grace=grace, idle=idle) == T0 + idle
+    add_trace(engine, "rooted", status="open", has_root=True, last_span_at=T0 + grace)
+    add_trace(engine, "done", status="ready", has_root=True, last_span_at=T0 - idle)
+    with engine.connect() as conn:
+        assert assembly.next_due(conn, grace=grace, idle=idle) == T0 + 2 * grace
+    add_trace(engine, "asked", status="open", finalize_requested=True, last_span_at=T0 + idle)
+    with engine.connect() as conn:
+        assert assembly.next_due(conn, grace=grace, idle=idle) == datetime.min
+
+
+def _derivation(trace_id: str, span_count: int, agent: str) -> tuple[str, str, dict, int]:
+    fields = codec.agent_fields(AgentTrace(agent_name=agent, output="derived answer"), now=T0)
+    return ("t", trace_id, fields, span_count)
+
+
+def test_save_derivations_applies_only_where_no_span_arrived(engine: Engine) -> None:
+    for tid in ("x", "y", "z"):
+        add_trace(engine, tid, span_count=4, derived=False)
+    with engine.begin() as conn:  # a span arrived for y after its spans were read
+        conn.execute(update(Trace).where(Trace.trace_id == "y").values(span_count=5))
+    items = [_derivation(t, 4, f"agent-{t}") for t in ("x", "y", "z")]
+    with engine.begin() as conn:
+        applied = assembly.save_derivations(conn, items)
+    assert applied == [True, False, True]
+    with engine.connect() as conn:
+        rows = {r.trace_id: r for r in conn.execute(select(Trace))}
+    assert (rows["x"].agent_name, rows["x"].derived) == ("agent-x", True)
+    assert (rows["y"].agent_name, rows["y"].derived) == ("a", False)
+    assert rows["z"].output == "derived answer"
+
+
+def test_save_derivations_all_applied(engine: Engine) -> None:
+    add_trace(engine, "x", span_count=2, derived=False)
+    add_trace(engine, "y", span_count=3, derived=False)
+    with engine.begin() as conn:
+        applied = assembly.save_derivations(
+            conn, [_derivation("x", 2, "p"), _derivation("y", 3, "q")]
+        )
+    assert applied == [True, True]
+
+
+def _rule(name: str, verdict: str, **extra: object) -> dict:
+    return {"rule": name, "ruleName": name, "verdict": verdict, "score": 0.0, **extra}
+
+
+def test_rule_rows_are_written_for_failed_rules_only(engine: Engine) -> None:
+    result = {
+        "eval_type": "all",
+        "passed": False,
+        "rule_results": [
+            _rule("ok", "pass"),
+            _rule("bad", "fail", critical=True),
+            _rule("n/a", "skipped"),
+            _rule("bad", "fail"),  # a repeated name is one row
+            _rule("worse", "fail"),
+        ],
+    }
+    rows = failed_rule_rows(result, "eval_1", "t", T0)
+    assert [(r["rule"], r["outcome"], r["critical"]) for r in rows] == [
+        ("bad", "failed", True),
+        ("worse", "failed", False),
+    ]
+    add_trace(engine, "x")
+    row, rules = evaluation_rows(tenant_id="t", result=result, now=T0, trace_id="x")
+    with engine.begin() as conn:
+        insert_evaluations(conn, [row], rules)
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(RuleResultRow)).scalar_one() == 2
+        linked = conn.execute(select(Trace.latest_evaluation_id)).scalar_one()
+    assert linked == row["id"]
+
+
+def test_jobs_table_order_is_queue_order(engine: Engine) -> None:
+    queue(engine, "late", at=T0 + timedelta(seconds=1))
+    queue(engine, "early", at=T0)
+    assert [j.trace_id for j in claim(engine, 2, T0 + timedelta(seconds=2))] == ["early", "late"]
+    with engine.connect() as conn:
+        states = {s for (s,) in conn.execute(select(EvaluationJob.state))}
+    assert states == {"running"}

@@ -7,6 +7,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from storage import jsontext
+
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 
@@ -50,13 +52,20 @@ def make_engine(url: str, *, pool_size: int = 8) -> Engine:
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
             pool_size=pool_size,
             max_overflow=8,
+            json_serializer=jsontext.dumps,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
+    # No server-side prepared statements (psycopg prepares a statement after
+    # its fifth run): PostgreSQL then kept generic plans made while tables
+    # were small, and the ingest path's batch SELECTs scanned ``traces`` for
+    # as long as the connection lived. Unprepared, each statement is planned
+    # with the table's current size.
     return create_engine(
         url,
         pool_size=pool_size,
         max_overflow=8,
         pool_pre_ping=True,
         connect_args={"connect_timeout": 5, "prepare_threshold": None},
+        json_serializer=jsontext.dumps,
     )

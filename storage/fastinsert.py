@@ -9,7 +9,6 @@ back on SQLite. Everything else in storage keeps using Core.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
@@ -19,10 +18,12 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import JSON, Connection, DateTime, Table
 from sqlalchemy.exc import DBAPIError
 
+from storage import jsontext
+
 if TYPE_CHECKING:
     import psycopg
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+_dumps = jsontext.dumps
 
 
 def _sqlite_datetime(value: datetime) -> str:

@@ -182,8 +182,11 @@ def categories(
     """Bundle rows derived from the single verdict (SPEC §10.6); never re-composed."""
     rows: dict[str, dict[str, Any]] = {}
     by_rule = {j.name: j for j in results}
+    by_bundle: dict[str, list[Judged]] = {}  # one pass, in result order
+    for j in results:
+        by_bundle.setdefault(j.bundle, []).append(j)
     for b in bundles:
-        mine = [j for j in results if j.bundle == b]
+        mine = by_bundle.get(b, [])
         ev = [j for j in mine if not j.skipped]
         wsum = sum(j.weight for j in ev)
         score = round(sum(j.outcome.score * j.weight for j in ev) / wsum, 4) if wsum else None
@@ -224,8 +227,11 @@ def coverage(
     results: list[Judged], present: dict[str, bool], dormant: list[dict[str, Any]]
 ) -> dict[str, Any]:
     questions = []
+    by_question: dict[str | None, list[Judged]] = {}  # one pass, in result order
+    for j in results:
+        by_question.setdefault(j.question, []).append(j)
     for q in QUESTIONS:
-        mine = [j for j in results if j.question == q]
+        mine = by_question.get(q, [])
         if not mine:
             questions.append({"id": q, "status": "not_applicable"})
             continue

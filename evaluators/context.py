@@ -138,6 +138,7 @@ class EvalContext:
         self.input: str | None = request.input
         self._folds: dict[str, Folded] = {}
         self.memo: dict[str, Any] = {}  # per-evaluation results rules share
+        self._has: dict[str, bool] = {}
 
     # -- text views -------------------------------------------------------
     def folded(self, source: str, raw: str) -> Folded:
@@ -200,6 +201,14 @@ class EvalContext:
 
     # -- presence of inputs (SPEC §3.9) -----------------------------------
     def has(self, need: str) -> bool:
+        """Whether ``need`` was supplied; asked for dozens of times per
+        evaluation (every rule's requirements), so each answer is kept."""
+        known = self._has.get(need)
+        if known is None:
+            known = self._has[need] = self._supplied(need)
+        return known
+
+    def _supplied(self, need: str) -> bool:
         r = self.request
         if need == "output":
             return r.output is not None

@@ -186,7 +186,7 @@ def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
         "verdict": "skipped" if o.skipped else ("pass" if o.passed else "fail"),
         "passed": bool(o.passed) if not o.skipped else False,
         "skipped": o.skipped,
-        "score": r4(o.score),
+        "score": round(o.score, 4),  # r4, inlined: 26 results per evaluation
         "message": o.message,
         "category": j.bundle,
         "kind": j.kind,

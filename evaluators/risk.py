@@ -86,18 +86,14 @@ def _group_samples(
         if len(cols) == 1:
             s0, sp0 = cols[0]
             return tuple(ppv(a, b, pi) for a, b in zip(s0, sp0, strict=True))
-        return tuple(
-            max(ppv(c[0][i], c[1][i], pi) for c in cols) for i in range(DRAWS)
-        )
+        return tuple(max(ppv(c[0][i], c[1][i], pi) for c in cols) for i in range(DRAWS))
     miss = [pi] * DRAWS
     clean = [1 - pi] * DRAWS
     for n in members:
         s, sp = _draws(n, version)
         miss = [m * (1 - x) for m, x in zip(miss, s, strict=True)]
         clean = [c * y for c, y in zip(clean, sp, strict=True)]
-    return tuple(
-        m / (m + c) if m + c > 0 else 0.0 for m, c in zip(miss, clean, strict=True)
-    )
+    return tuple(m / (m + c) if m + c > 0 else 0.0 for m, c in zip(miss, clean, strict=True))
 
 
 def _sampled_points(dets: tuple[Detector, ...], version: str, pi: float) -> list[float]:

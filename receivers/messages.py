@@ -48,7 +48,15 @@ _LC_CLASS_ROLES: dict[str, str] = {
 }
 # Keys of a plain input dict that hold the user's question (CrewAI kickoff inputs, …).
 ASK_KEYS: tuple[str, ...] = (
-    "question", "input", "query", "prompt", "message", "user_input", "task", "text", "content",
+    "question",
+    "input",
+    "query",
+    "prompt",
+    "message",
+    "user_input",
+    "task",
+    "text",
+    "content",
 )
 
 
@@ -99,8 +107,12 @@ def _content_text(content: Any) -> str | None:
         for block in content:
             if isinstance(block, str):
                 texts.append(block)
-            elif isinstance(block, dict) and block.get("type") in (None, "text", "output_text",
-                                                                   "input_text"):
+            elif isinstance(block, dict) and block.get("type") in (
+                None,
+                "text",
+                "output_text",
+                "input_text",
+            ):
                 val = block.get("text", block.get("content"))
                 if isinstance(val, str):
                     texts.append(val)
@@ -112,7 +124,8 @@ def _parts_text(parts: list[Any]) -> str | None:
     texts = [
         p.get("content")
         for p in parts
-        if isinstance(p, dict) and p.get("type") in gc.PART_TEXT_TYPES
+        if isinstance(p, dict)
+        and p.get("type") in gc.PART_TEXT_TYPES
         and isinstance(p.get("content"), str)
     ]
     return "\n".join(t for t in texts if isinstance(t, str)) if texts else None

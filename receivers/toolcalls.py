@@ -54,7 +54,7 @@ def tool_name(span: SpanRecord) -> str:
     base = span.name
     for pre in _NAME_PREFIXES:
         if base.startswith(pre):
-            base = base[len(pre):]
+            base = base[len(pre) :]
     for suf in _NAME_SUFFIXES:
         if base.endswith(suf) and len(base) > len(suf):
             base = base[: -len(suf)]
@@ -84,8 +84,10 @@ def tool_arguments(attrs: dict[str, Any]) -> Any:
 
 
 def _lc_tool_message(value: Any) -> dict[str, Any] | None:
-    if isinstance(value, dict) and value.get("type") == _LC_TOOL and isinstance(
-        value.get("data"), dict
+    if (
+        isinstance(value, dict)
+        and value.get("type") == _LC_TOOL
+        and isinstance(value.get("data"), dict)
     ):
         return value["data"]
     return None
@@ -184,15 +186,20 @@ def requested_calls(llm_spans: Sequence[SpanRecord]) -> list[tuple[str, str, Any
             idx_s, _, rest = key[plen:].partition(".")
             if not idx_s.isdigit() or not rest.startswith(oi.MESSAGE_TOOL_CALLS_PREFIX):
                 continue
-            j_s, _, leaf = rest[len(oi.MESSAGE_TOOL_CALLS_PREFIX):].partition(".")
+            j_s, _, leaf = rest[len(oi.MESSAGE_TOOL_CALLS_PREFIX) :].partition(".")
             if not j_s.isdigit():
                 continue
             calls.setdefault((int(idx_s), int(j_s)), {})["." + leaf] = val
         for _, c in sorted(calls.items()):
             cid = c.get(oi.TOOL_CALL_ID_SUFFIX)
             if isinstance(cid, str):
-                out.append((cid, str(c.get(oi.TOOL_CALL_NAME_SUFFIX, "")),
-                            c.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)))
+                out.append(
+                    (
+                        cid,
+                        str(c.get(oi.TOOL_CALL_NAME_SUFFIX, "")),
+                        c.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX),
+                    )
+                )
     return out
 
 
@@ -247,8 +254,16 @@ def extract_tool_calls(
             err = result if isinstance(result, str) and result.strip() else "error"
         if isinstance(cid, str):
             used.add(cid)
-        drafts.append({"span": span, "name": name, "args": args, "result": result,
-                       "error": err, "cid": cid if isinstance(cid, str) else None})
+        drafts.append(
+            {
+                "span": span,
+                "name": name,
+                "args": args,
+                "result": result,
+                "error": err,
+                "cid": cid if isinstance(cid, str) else None,
+            }
+        )
     args_by_id = {r[0]: r[2] for r in requests}
     for d in drafts:
         if d["cid"] is not None:

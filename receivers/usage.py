@@ -106,8 +106,11 @@ def token_usage(
         out = maybe_json(root.attributes.get(oi.OUTPUT_VALUE))
         tu = out.get(oi.CREW_TOKEN_USAGE_KEY) if isinstance(out, dict) else None
         if isinstance(tu, dict):
-            return _usage(_num(tu.get("prompt_tokens")), _num(tu.get("completion_tokens")),
-                          _num(tu.get("total_tokens")))
+            return _usage(
+                _num(tu.get("prompt_tokens")),
+                _num(tu.get("completion_tokens")),
+                _num(tu.get("total_tokens")),
+            )
     return None
 
 

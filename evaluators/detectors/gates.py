@@ -24,7 +24,10 @@ from __future__ import annotations
 import re
 import re._parser as _sre_parse
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
+
+from evaluators.text.starts import tried_at
 
 
 def max_width(rx: re.Pattern[str]) -> int:
@@ -129,6 +132,31 @@ def occurrences(t: str, literal: str, tolerant: bool = False) -> list[int]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _has_border(literal: str) -> bool:
+    """Some proper prefix of ``literal`` is also its suffix ("abab"), so two of
+    its occurrences can overlap and ``str.count`` would undercount them."""
+    return any(literal[:k] == literal[-k:] for k in range(1, len(literal)))
+
+
+def spaced_occurrences(t: str, compact: str, literal: str) -> list[int]:
+    """``occurrences(t, literal, tolerant=True)``, usually by ``str.find`` alone.
+
+    ``compact`` is ``t`` with its spaces removed. Every tolerant occurrence
+    in ``t`` is an occurrence in ``compact`` (distinct ones at distinct
+    places), and every plain occurrence is a tolerant one. So when the plain
+    occurrences are as many as ``compact`` holds, they are all of them; for a
+    literal that cannot overlap itself ``str.count`` gives that number. Only
+    a literal really split by a space (or one with a border) takes the
+    one-optional-space regex.
+    """
+    if len(literal) > 1 and " " not in literal and not _has_border(literal):
+        plain = occurrences(t, literal)
+        if len(plain) == compact.count(literal):
+            return plain
+    return occurrences(t, literal, tolerant=True)
+
+
 def _common_prefix(words: list[str]) -> str:
     first, last = min(words), max(words)
     k = 0
@@ -169,8 +197,19 @@ class Anchors:
         out: list[int] = []
         for lit in self.literals:
             if lit in hay:
-                out.extend(occurrences(t, lit, self.tolerant))
+                out.extend(self._at(t, hay, lit))
         return out
+
+    def positions_of(self, t: str, hay: str, present: AbstractSet[str]) -> list[int]:
+        """:meth:`positions` when the literals present in ``hay`` are already known."""
+        out: list[int] = []
+        for lit in self.literals:
+            if lit in present:
+                out.extend(self._at(t, hay, lit))
+        return out
+
+    def _at(self, t: str, hay: str, lit: str) -> list[int]:
+        return spaced_occurrences(t, hay, lit) if self.tolerant else occurrences(t, lit)
 
     def min_len(self) -> int:
         return min((len(lit) for lit in self.literals), default=0)
@@ -187,9 +226,19 @@ class GatedPattern:
     when a required run is absent from the space-free text nothing can match;
     otherwise the pattern runs only in windows around the most selective run.
     Runs shorter than ``min_len`` are ignored (too common to gate anything).
+
+    ``head`` (optional) lists literals one of which every match *starts*
+    with (as it reads with spaces removed). Then the pattern is only tried
+    where a head literal begins, once per place, which is cheaper than
+    searching windows whenever those places are few. ``not_after`` holds
+    characters no match can follow (the pattern opens with a lookbehind
+    refusing them), so places right after one are dropped before counting.
     """
 
-    __slots__ = ("gates", "locator", "rx", "width")
+    __slots__ = ("gate_sets", "gates", "head", "locator", "not_after", "rx", "width")
+
+    #: More head places than this and the windowed search is the cheaper one.
+    MAX_HEAD_PLACES = 48
 
     def __init__(
         self,
@@ -198,21 +247,65 @@ class GatedPattern:
         tolerant: bool = True,
         min_len: int = 4,
         max_gates: int = 3,
+        head: Iterable[str] = (),
+        not_after: frozenset[str] = frozenset(),
     ) -> None:
         self.rx = rx
         self.width = max_width(rx)
         usable = [Anchors(r, tolerant) for r in runs if r and min(map(len, r)) >= min_len]
         self.gates = sorted(usable, key=lambda a: (len(a.literals), -a.min_len()))[:max_gates]
         self.locator = max(usable, key=lambda a: (a.min_len(), -len(a.literals)), default=None)
+        self.gate_sets = tuple(frozenset(g.literals) for g in self.gates)
+        heads = tuple(dict.fromkeys(h for h in head if h))
+        # a literal that starts with another one adds no place of its own
+        self.head = (
+            tuple(h for h in heads if not any(o != h and h.startswith(o) for o in heads)),
+            tolerant,
+        )
+        self.not_after = not_after
 
-    def finditer(self, t: str, hay: str) -> Iterator[re.Match[str]]:
+    def literals(self) -> frozenset[str]:
+        """Every literal the gates, the locator and the head test for presence."""
+        out = {lit for g in self.gates for lit in g.literals}
+        if self.locator is not None:
+            out.update(self.locator.literals)
+        out.update(self.head[0])
+        return frozenset(out)
+
+    def finditer(
+        self, t: str, hay: str, present: AbstractSet[str] | None = None
+    ) -> Iterator[re.Match[str]]:
         """Matches of the pattern in ``t``; ``hay`` is the space-free ``t`` (or ``t``
-        itself when the anchors are not tolerant)."""
+        itself when the anchors are not tolerant). ``present``, when given, is
+        the set of this pattern's :meth:`literals` that occur in ``hay``
+        (computed for many patterns at once, e.g. by a ``LiteralSet``)."""
         if self.locator is None:
             yield from self.rx.finditer(t)
             return
-        if not all(g.present(hay) for g in self.gates):
-            return
-        found = self.locator.positions(t, hay)
+        if present is None:
+            if not all(g.present(hay) for g in self.gates):
+                return
+        else:
+            for gate in self.gate_sets:
+                if gate.isdisjoint(present):
+                    return
+        heads, tolerant = self.head
+        if heads:
+            places: list[int] = []
+            for lit in heads:
+                if (lit in present) if present is not None else (lit in hay):
+                    places.extend(
+                        spaced_occurrences(t, hay, lit) if tolerant else occurrences(t, lit)
+                    )
+            if self.not_after:
+                refused = self.not_after
+                places = [p for p in places if p == 0 or t[p - 1] not in refused]
+            if len(places) <= self.MAX_HEAD_PLACES:
+                yield from tried_at(self.rx, t, places)
+                return
+        if present is None:
+            found = self.locator.positions(t, hay)
+        else:
+            found = self.locator.positions_of(t, hay, present)
         if found:
             yield from windowed_finditer(self.rx, t, found, self.width, self.locator.max_len())

@@ -23,8 +23,9 @@ from collections.abc import Iterator
 
 from evaluators.detectors import injection_patterns as P
 from evaluators.detectors.findings import Candidate, Finding, finalize, normalized
-from evaluators.detectors.gates import GatedPattern, free_start, occurrences
+from evaluators.detectors.gates import GatedPattern, free_start, occurrences, spaced_occurrences
 from evaluators.detectors.quotes import QuoteSpans
+from evaluators.text.literals import LiteralSet
 from evaluators.text.normalize import NormalizedText
 
 INJECTION = "injection"
@@ -44,8 +45,22 @@ _LEET_BYTES = bytes.maketrans(
     "".join(_LEET_MAP).encode("ascii"), "".join(_LEET_MAP.values()).encode("ascii")
 )
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
-_PHRASE_PATTERNS = tuple(
-    (kind, GatedPattern(P.build(tpl), P.gate_runs(tpl)), detail) for kind, tpl, detail in P.PHRASES
+_PHRASE_PATTERNS = tuple((kind, P.gated(tpl), detail) for kind, tpl, detail in P.PHRASES)
+_GATED: tuple[GatedPattern, ...] = (
+    *(pat for _, pat, _ in _PHRASE_PATTERNS),
+    P.AGENT_SHOULD,
+    P.FORGED_LABEL,
+    P.LABEL_WORD,
+    P.SYSTEM_LINE,
+    P.DECODE,
+)
+# Every literal tested on the space-free text, found in one pass per text.
+_COMPACT_LITERALS = LiteralSet(
+    [
+        *(lit for pat in _GATED for lit in pat.literals()),
+        *P.HIDDEN_STYLE_LITERALS,
+        *P.MACHINE_LITERALS,
+    ]
 )
 _CUE_WINDOW = 320
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "its", "your", "whose"})
@@ -77,19 +92,19 @@ def _unleet(t: str) -> str:
     return t.encode("utf-8").translate(_LEET_BYTES).decode("utf-8")
 
 
-def _machine_positions(t: str, compact: str) -> list[int]:
+def _machine_positions(t: str, compact: str, present: frozenset[str]) -> list[int]:
     """Where a word naming a machine reader occurs (see ``P.MACHINE_LITERALS``)."""
     out: list[int] = []
     for lit in P.MACHINE_LITERALS:
-        if lit in compact:
-            out.extend(occurrences(t, lit, tolerant=True))
+        if lit in present:
+            out.extend(spaced_occurrences(t, compact, lit))
     out.extend(occurrences(t, "-bot"))
     for rx in P.MACHINE_WORD_RES:
         out.extend(m.start() for m in free_start(rx, t, _LETTERS))
     return out
 
 
-def _addressee_matches(t: str, compact: str) -> Iterator[re.Match[str]]:
+def _addressee_matches(t: str, compact: str, present: frozenset[str]) -> Iterator[re.Match[str]]:
     """The ``ADDRESSEE_RE.finditer(t)`` matches that could name a machine reader.
 
     A kept match contains a machine word, and no match runs across a character
@@ -99,7 +114,7 @@ def _addressee_matches(t: str, compact: str) -> Iterator[re.Match[str]]:
     """
     done = 0
     n = len(t)
-    for p in sorted(_machine_positions(t, compact)):
+    for p in sorted(_machine_positions(t, compact, present)):
         if p < done:
             continue
         q = p
@@ -121,10 +136,12 @@ def _addressee_matches(t: str, compact: str) -> Iterator[re.Match[str]]:
         done = max(end, pos)
 
 
-def _addressed(t: str, compact: str, norm: NormalizedText, quotes: QuoteSpans) -> list[Candidate]:
+def _addressed(
+    t: str, compact: str, present: frozenset[str], norm: NormalizedText, quotes: QuoteSpans
+) -> list[Candidate]:
     out: list[Candidate] = []
     cue_at = -1  # last directive cue found; reused while it is still ahead in the window
-    for m in _addressee_matches(t, compact):
+    for m in _addressee_matches(t, compact, present):
         s, e = m.start(), m.end()
         noun = m.group("noun").replace(" ", "")
         mods = set(m.group("mods").split())
@@ -160,13 +177,13 @@ def _addressed(t: str, compact: str, norm: NormalizedText, quotes: QuoteSpans) -
     return out
 
 
-def _phrases(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
+def _phrases(t: str, compact: str, present: frozenset[str], quotes: QuoteSpans) -> list[Candidate]:
     out: list[Candidate] = []
     for kind, pattern, detail in _PHRASE_PATTERNS:
-        for m in pattern.finditer(t, compact):
+        for m in pattern.finditer(t, compact, present):
             if not quotes.covers(m.start(), m.end()):
                 out.append(Candidate(kind, INJECTION, m.start(), m.end(), detail, 10))
-    for m in P.AGENT_SHOULD.finditer(t, compact):
+    for m in P.AGENT_SHOULD.finditer(t, compact, present):
         if not quotes.covers(m.start(), m.end()):
             out.append(
                 Candidate(
@@ -181,16 +198,20 @@ def _phrases(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
     return out
 
 
-def _forged_system(t: str, compact: str, norm: NormalizedText) -> list[Candidate]:
+def _forged_system(
+    t: str, compact: str, present: frozenset[str], norm: NormalizedText
+) -> list[Candidate]:
     out: list[Candidate] = []
-    for m in P.SYSTEM_TAG_RE.finditer(t):
+    # every SYSTEM_TAG_RE match starts with one of these characters
+    tags = P.SYSTEM_TAG_RE.finditer(t) if "[" in t or "<" in t or "#" in t else ()
+    for m in tags:
         out.append(
             Candidate(
                 "forged_system", INJECTION, m.start(), m.end(), "forged system-role marker", 25
             )
         )
     for pattern in (P.FORGED_LABEL, P.LABEL_WORD):
-        for m in pattern.finditer(t, compact):
+        for m in pattern.finditer(t, compact, present):
             out.append(
                 Candidate(
                     "forged_system",
@@ -201,7 +222,7 @@ def _forged_system(t: str, compact: str, norm: NormalizedText) -> list[Candidate
                     25,
                 )
             )
-    for m in P.SYSTEM_LINE.finditer(t, compact):
+    for m in P.SYSTEM_LINE.finditer(t, compact, present):
         s = m.start()
         before = t[max(0, s - 12) : s].rstrip(" ")
         if not (_line_start(norm, s) or before.endswith(("]", ">", "[", "#", "|"))):
@@ -223,6 +244,8 @@ def _forged_system(t: str, compact: str, norm: NormalizedText) -> list[Candidate
 
 def _directive_keys(t: str) -> list[Candidate]:
     out: list[Candidate] = []
+    if '"' not in t and "'" not in t:
+        return out  # every QUOTED_KEY_RE match starts with a quote
     for m in P.QUOTED_KEY_RE.finditer(t):
         key = m.group("key").replace(" ", "")
         parts = set(key.replace("-", "_").replace(".", "_").split("_"))
@@ -240,10 +263,12 @@ def _directive_keys(t: str) -> list[Candidate]:
     return out
 
 
-def _hidden_blocks(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
+def _hidden_blocks(t: str, present: frozenset[str]) -> list[Candidate]:
     out: list[Candidate] = []
     scanned_to = -1
-    for m in P.COMMENT_OPEN_RE.finditer(t):
+    # every COMMENT_OPEN_RE match holds one of these literals
+    opens = P.COMMENT_OPEN_RE.finditer(t) if "<!--" in t or "[//]" in t else ()
+    for m in opens:
         if m.start() < scanned_to:
             continue  # nested inside a body already examined
         close = "-->" if m.group().startswith("<!") else ")"
@@ -263,7 +288,7 @@ def _hidden_blocks(t: str, compact: str, quotes: QuoteSpans) -> list[Candidate]:
                 )
             )
     scanned_to = -1
-    if not any(lit in compact for lit in P.HIDDEN_STYLE_LITERALS):
+    if not any(lit in present for lit in P.HIDDEN_STYLE_LITERALS):
         return out
     for m in P.HIDDEN_STYLE_RE.finditer(t):
         if m.start() < scanned_to:
@@ -295,10 +320,10 @@ def _hidden_body_hits(body: str) -> bool:
     return any(pat.rx.search(body) for _, pat, _ in _PHRASE_PATTERNS[:4])
 
 
-def _base64_execute(t: str, compact: str, plain: str) -> list[Candidate]:
+def _base64_execute(t: str, compact: str, present: frozenset[str], plain: str) -> list[Candidate]:
     """``plain`` is the view without leetspeak folding (so "base64" keeps its digits)."""
     out: list[Candidate] = []
-    for m in P.DECODE.finditer(t, compact):
+    for m in P.DECODE.finditer(t, compact, present):
         lo, hi = max(0, m.start() - 80), min(len(t), m.end() + 160)
         if P.BASE64_CUE_RE.search(plain, lo, hi) and P.EXECUTE_RE.search(t, m.end(), hi):
             out.append(
@@ -337,13 +362,14 @@ def find_injection(raw: str) -> list[Finding]:
     t = _unleet(norm.text)
     quotes = QuoteSpans(t)
     compact = t.replace(" ", "")
+    present = _COMPACT_LITERALS.present(compact)
     cands = (
-        _phrases(t, compact, quotes)
-        + _addressed(t, compact, norm, quotes)
-        + _forged_system(t, compact, norm)
+        _phrases(t, compact, present, quotes)
+        + _addressed(t, compact, present, norm, quotes)
+        + _forged_system(t, compact, present, norm)
         + _directive_keys(t)
-        + _hidden_blocks(t, compact, quotes)
-        + _base64_execute(t, compact, norm.text)
+        + _hidden_blocks(t, present)
+        + _base64_execute(t, compact, present, norm.text)
         + _exfil_images(t)
     )
     return finalize(norm, cands)

@@ -448,12 +448,39 @@ MD_IMAGE_RE = re.compile(r"!\[[^\]\n]{0,200}\]\((?:https?:)?//[^)\s]{1,600}(?: [
 EXFIL_VALUE_RE = re.compile(r"[?&][a-z0-9_\-]{1,30}=(?:[a-z0-9+/=%_\-]{24,}|\{[^}]{1,80}\})")
 
 
+_LOWER_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def gated(
+    template: str,
+    rx: re.Pattern[str] | None = None,
+    head_limit: int = 32,
+    extra_runs: tuple[tuple[str, ...], ...] = (),
+) -> GatedPattern:
+    """The template's pattern (``build(template)`` unless given) with its literal
+    gates and the literals every match starts with (see ``GatedPattern``).
+    A built pattern opens with ``(?<![a-z])``: no match follows a letter.
+
+    ``head_limit`` caps how many start literals the template may expand to (a
+    larger cap joins the first groups into pairs, a far more selective test,
+    at the price of more literals in the one-pass set); ``extra_runs`` are
+    further literal runs every match contains, stated by the caller."""
+    pattern = rx or build(template)
+    if not pattern.pattern.startswith("(?<![a-z])"):
+        raise ValueError("gated() takes patterns made by build()")
+    head, _ = _literal_prefixes(template, head_limit)
+    runs = [*extra_runs, *gate_runs(template)]
+    return GatedPattern(pattern, runs, head=head, not_after=_LOWER_LETTERS)
+
+
 # Gated forms of the structural patterns (same matches, see evaluators.detectors.gates).
-AGENT_SHOULD = GatedPattern(AGENT_SHOULD_RE, gate_runs(_AGENT_SHOULD))
-FORGED_LABEL = GatedPattern(FORGED_LABEL_RE, gate_runs(_FORGED_LABEL))
-LABEL_WORD = GatedPattern(LABEL_WORD_RE, gate_runs(_LABEL_WORD))
-SYSTEM_LINE = GatedPattern(SYSTEM_LINE_RE, gate_runs("system ?:"))
-DECODE = GatedPattern(DECODE_RE, gate_runs("(decode|decoded|decoding)"))
+AGENT_SHOULD = gated(_AGENT_SHOULD, AGENT_SHOULD_RE)
+# "system override", "admin note", ...: the role and the label word, joined
+FORGED_LABEL = gated(_FORGED_LABEL, FORGED_LABEL_RE, head_limit=128)
+LABEL_WORD = gated(_LABEL_WORD, LABEL_WORD_RE)
+# with its spaces removed every match reads "system:"
+SYSTEM_LINE = gated("system ?:", SYSTEM_LINE_RE, extra_runs=(("system:",),))
+DECODE = gated("(decode|decoded|decoding)", DECODE_RE)
 #: Every HIDDEN_STYLE_RE match contains one of these (spaces removed).
 HIDDEN_STYLE_LITERALS = (
     "display:none",

@@ -18,6 +18,8 @@ from evaluators.detectors.checks import iban_ok, luhn_ok, ssn_ok
 from evaluators.detectors.findings import Candidate
 from evaluators.detectors.gates import free_start, windowed_finditer
 from evaluators.detectors.scan import ALNUM, scan_left
+from evaluators.text.literals import LiteralSet
+from evaluators.text.starts import class_mask, class_runs, digit_led_finditer, tried_at
 
 PII = "pii"
 
@@ -78,9 +80,17 @@ def _domain_valid(domain: str) -> bool:
     return len(labels) >= 2 and all(labels) and labels[-1].isalpha() and len(labels[-1]) >= 2
 
 
+_RESERVED_SET = frozenset(_RESERVED_DOMAINS)
+_RESERVED_SUFFIXES = tuple("." + d for d in _RESERVED_DOMAINS)
+# A run of _DOMAIN characters, as long as the scan below may take.
+_DOMAIN_RUN = re.compile(r"[a-z0-9.\-]{0,253}")
+
+
 def _reserved(domain: str) -> bool:
-    return any(domain == d or domain.endswith("." + d) for d in _RESERVED_DOMAINS) or (
-        ".example." in f".{domain}."
+    return (
+        domain in _RESERVED_SET
+        or domain.endswith(_RESERVED_SUFFIXES)
+        or ".example." in f".{domain}."
     )
 
 
@@ -103,9 +113,8 @@ def find_emails(t: str) -> list[Candidate]:
         ds = at + 1
         if ds + 1 < n and t[ds] == " " and t[ds + 1] in _DOMAIN:
             ds += 1
-        de = ds
-        while de < n and de - ds < 253 and t[de] in _DOMAIN:
-            de += 1
+        run = _DOMAIN_RUN.match(t, ds)  # {0,253}: always matches
+        de = run.end() if run is not None else ds
         domain = t[ds:de].rstrip(".-")
         de = ds + len(domain)
         if not _domain_valid(domain) and de + 1 < n and t[de] == " " and t[de + 1] in _DOMAIN:
@@ -177,6 +186,7 @@ class _Group:
 # needs at least 8 digits (international phone), and a cluster never leaves
 # the run of digit and separator characters it starts in.
 _NUMBER_RUN_RE = re.compile(r"\d[\d .()\-]{7,}")
+_ASCII_DIGITS = "0123456789"  # what \d means on ASCII text
 
 
 def _clusters(t: str, lo: int = 0, hi: int | None = None) -> Iterator[tuple[str, list[_Group]]]:
@@ -233,6 +243,11 @@ def _nanp_ok(area: str, exchange: str, line: str) -> bool:
 def _window_spans(groups: list[_Group], size: int) -> Iterator[tuple[int, int]]:
     for i in range(0, len(groups) - size + 1):
         yield i, i + size
+
+
+# The fewest digits any shape below accepts (the shortest international phone
+# number); a window holding fewer is never classified.
+_MIN_SHAPE_DIGITS = 8
 
 
 def _classify(prefix: str, groups: list[_Group], t: str) -> Candidate | None:
@@ -295,8 +310,11 @@ def _card_ok(digits: str) -> bool:
 def find_numbers(t: str) -> list[Candidate]:
     """Phones, SSNs and card numbers from digit clusters."""
     out: list[Candidate] = []
-    for run in _NUMBER_RUN_RE.finditer(t):
-        _classify_run(t, run.start(), run.end(), out)
+    runs = class_runs(t, _ASCII_DIGITS, _ASCII_DIGITS + " .()-", 8)
+    if runs is None:
+        runs = (m.span() for m in _NUMBER_RUN_RE.finditer(t))
+    for lo, hi in runs:
+        _classify_run(t, lo, hi, out)
     return out
 
 
@@ -318,6 +336,8 @@ def _classify_run(t: str, lo: int, hi: int, out: list[Candidate]) -> None:
             or (t[last_end] in "-." and last_end + 1 < len(t) and t[last_end + 1] in ALNUM)
         ):
             groups = groups[:-1]
+        if sum(len(g.digits) for g in groups) < _MIN_SHAPE_DIGITS:
+            continue  # no window of these groups holds enough digits for any shape
         taken_until = -1
         n = len(groups)
         for size in (5, 4, 3, 2, 1):
@@ -436,6 +456,16 @@ _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 def _iban_starts(t: str) -> Iterator[int]:
     """Starts of ``(?<![a-z0-9])[a-z]{2}\\d{2}`` in ``t`` that leave room for an IBAN."""
+    mask = class_mask(t)
+    if mask is not None:
+        # ASCII: the letters-then-digits shape is one bytes.find; no earlier
+        # ``\d\d`` match can cover these digits (a letter precedes them)
+        c = mask.find(b"aa11")
+        while c >= 0:
+            if (c == 0 or t[c - 1] not in ALNUM) and _IBAN_DIGITS_RE.match(t, c + 2):
+                yield c
+            c = mask.find(b"aa11", c + 1)
+        return
     for m in _IBAN_DIGITS_RE.finditer(t):
         s = m.start() - 2
         if s >= 0 and t[s] in _LOWER and t[s + 1] in _LOWER and (s == 0 or t[s - 1] not in ALNUM):
@@ -480,7 +510,6 @@ def find_ibans(t: str) -> list[Candidate]:
 
 # --- IP addresses -----------------------------------------------------------------
 _IPV4_RE = re.compile(r"(?<![0-9a-z.])\d{1,3}\.\d{1,3}\.?\s?\d{0,3}\.\s?\d{1,3}(?:\.\d{1,3})?")
-_IPV4_WIDTH = 3 + 1 + 3 + 1 + 1 + 3 + 1 + 1 + 3 + 4
 # A dot followed by a digit: every IPv4 match contains one (found by a '.'-led search).
 _IPV4_GATE_RE = re.compile(r"\.\d")
 _IPV6_RE = re.compile(r"(?<![0-9a-z:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![0-9a-z:])")
@@ -495,8 +524,9 @@ _PUBLIC_RESOLVERS = frozenset(
 def find_ips(t: str) -> list[Candidate]:
     """Public IPv4 and IPv6 addresses; private, reserved and documentation ranges pass."""
     out: list[Candidate] = []
-    dots = [g.start() for g in _IPV4_GATE_RE.finditer(t)]
-    for m in windowed_finditer(_IPV4_RE, t, dots, _IPV4_WIDTH, pad=2) if dots else ():
+    # a match opens with 1-3 digits and then a gate's dot: it starts 1-3 before one
+    starts = [g.start() - k for g in _IPV4_GATE_RE.finditer(t) for k in (1, 2, 3)]
+    for m in tried_at(_IPV4_RE, t, starts):
         text = m.group().replace(" ", "")
         parts = text.split(".")
         if len(parts) != 4 or not all(parts) or m.group().count(" ") > 1:
@@ -511,6 +541,8 @@ def find_ips(t: str) -> list[Candidate]:
         before = t[max(0, m.start() - 12) : m.start()]
         if "version" in before or before.endswith(("v", "v ")):
             continue
+        if int(parts[0]) in (10, 127):
+            continue  # private and loopback ranges are never global
         try:
             ip = ipaddress.IPv4Address(".".join(str(int(p)) for p in parts))
         except ValueError:
@@ -557,24 +589,33 @@ _PASSPORT_CUE_RE = re.compile(r"passport(?![a-z])")
 _PASSPORT_VALUE_RE = re.compile(r"(?<![a-z0-9])(?:[a-z]\d{8}|\d{9}|[a-z]{2}\d{7})(?![a-z0-9])")
 
 
-def _cues(t: str, rx: re.Pattern[str], gates: tuple[str, ...]) -> Iterator[re.Match[str]]:
-    """``(?<![a-z])rx`` matches, searched only when a literal every match contains occurs."""
-    if any(g in t for g in gates):
+_CUE_GATES = LiteralSet((*_DOB_GATES, *_MRN_GATES, "passport"))  # all cue gates, one pass
+
+
+def _cues(
+    t: str, rx: re.Pattern[str], gates: tuple[str, ...], present: frozenset[str]
+) -> Iterator[re.Match[str]]:
+    """``(?<![a-z])rx`` matches, searched only when a literal every match contains
+    occurs (``present``: the ``_CUE_GATES`` literals found in ``t``)."""
+    if any(g in present for g in gates):
         yield from free_start(rx, t, _LOWER)
 
 
 def find_contextual(t: str) -> list[Candidate]:
     """Values that are only personal data next to a label: DOB, MRN, passport number."""
     out: list[Candidate] = []
-    for m in _cues(t, _DOB_CUE_RE, _DOB_GATES):
+    present = _CUE_GATES.present(t)
+    if not present:
+        return out
+    for m in _cues(t, _DOB_CUE_RE, _DOB_GATES, present):
         d = _DATE_RE.search(t, m.end(), min(len(t), m.end() + 30))
         if d is not None and not t[m.end() : d.start()].strip(" :\"'=,-()is"):
             out.append(Candidate("dob", PII, d.start(), d.end(), "date of birth", 18))
-    for m in _cues(t, _MRN_CUE_RE, _MRN_GATES):
+    for m in _cues(t, _MRN_CUE_RE, _MRN_GATES, present):
         v = _MRN_VALUE_RE.match(t, m.end())
         if v is not None and any(c.isdigit() for c in v.group()):
             out.append(Candidate("mrn", PII, v.start(), v.end(), "medical record number", 18))
-    for m in _cues(t, _PASSPORT_CUE_RE, ("passport",)):
+    for m in _cues(t, _PASSPORT_CUE_RE, ("passport",), present):
         v = _PASSPORT_VALUE_RE.search(t, m.end(), min(len(t), m.end() + 40))
         if v is not None:
             out.append(Candidate("passport", PII, v.start(), v.end(), "passport number", 18))
@@ -616,7 +657,7 @@ def _may_have_zip(t: str) -> bool:
     run start is a ``_FIVE_DIGITS_RE`` match start; the head before them is at
     most 10 characters ("zip code: ").
     """
-    for m in _FIVE_DIGITS_RE.finditer(t):
+    for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5):
         p = m.start()
         if _ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None:
             return True

@@ -31,9 +31,19 @@ def _is_data_value(t: str, i: int) -> bool:
 
 
 class QuoteSpans:
-    """Sorted, non-overlapping prose-quote intervals with O(log n) membership."""
+    """Sorted, non-overlapping prose-quote intervals with O(log n) membership.
+
+    The intervals are found on the first :meth:`covers` call: most texts
+    yield no candidate to ask about, and then the scan is never needed.
+    """
 
     def __init__(self, t: str) -> None:
+        self._t = t
+        self._starts: list[int] | None = None
+        self._ends: list[int] = []
+
+    def _scan(self) -> list[int]:
+        t = self._t
         starts: list[int] = []
         ends: list[int] = []
         n = len(t)
@@ -61,8 +71,10 @@ class QuoteSpans:
             pos = j + 1
         self._starts = starts
         self._ends = ends
+        return starts
 
     def covers(self, start: int, end: int) -> bool:
         """True when ``[start, end)`` lies inside one prose quotation."""
-        k = bisect.bisect_right(self._starts, start) - 1
+        starts = self._starts if self._starts is not None else self._scan()
+        k = bisect.bisect_right(starts, start) - 1
         return k >= 0 and self._ends[k] >= end

@@ -16,6 +16,7 @@ from evaluators.detectors.checks import char_classes, is_placeholder, looks_rand
 from evaluators.detectors.findings import Candidate, mask
 from evaluators.detectors.gates import GatedPattern, free_start, occurrences
 from evaluators.detectors.scan import ALNUM, B64URL, TOKEN, Reach, boundary_after, scan_token
+from evaluators.text.literals import LiteralSet
 
 CREDENTIAL = "credential"
 
@@ -78,13 +79,31 @@ _PREFIX_RE = re.compile(
     r"(?<![a-z0-9_\-])(?:" + "|".join(f"(?P<{g}>{p})" for g, (p, _) in _SPECS.items()) + ")"
 )
 
-# Literals that locate every prefix above: (regex or literal, offset of the prefix
-# start before it). A literal-led search jumps between occurrences in C, where
-# the alternation above would be tried at every character of the text.
-_PREFIX_LOCATORS: tuple[tuple[re.Pattern[str] | str, int], ...] = (
-    (re.compile(r"a(?:kia|sia|bia|cca|gpa|ida|ipa|npa|nva|roa|pka|sca|iza)"), 0),
-    (re.compile(r"gh[pousr]_"), 0),
-    (re.compile(r"xox[abprse]-"), 0),
+# Literals that locate every prefix above: (literal, offset of the prefix start
+# before it). Which of them occur is one pass of a LiteralSet; only those are
+# then found with str.find, where the alternation above would be tried at
+# every character of the text.
+_PREFIX_LOCATORS: tuple[tuple[str, int], ...] = (
+    *(
+        ("a" + tail, 0)
+        for tail in [
+            "kia",
+            "sia",
+            "bia",
+            "cca",
+            "gpa",
+            "ida",
+            "ipa",
+            "npa",
+            "nva",
+            "roa",
+            "pka",
+            "sca",
+            "iza",
+        ]
+    ),
+    *((f"gh{c}_", 0) for c in "pousr"),
+    *((f"xox{c}-", 0) for c in "abprse"),
     ("github_pat_", 0),
     ("glpat-", 0),
     ("hooks.slack.com/services/", 0),
@@ -99,16 +118,18 @@ _PREFIX_LOCATORS: tuple[tuple[re.Pattern[str] | str, int], ...] = (
     ("eaa", 0),
     ("eyj", 0),
 )
+_LOCATOR_SET = LiteralSet(lit for lit, _ in _PREFIX_LOCATORS)
 
 
 def _prefix_matches(t: str) -> list[re.Match[str]]:
     """Exactly ``_PREFIX_RE.finditer(t)``, evaluated only where a prefix literal occurs."""
+    present = _LOCATOR_SET.present(t)
+    if not present:
+        return []
     starts: set[int] = set()
     for loc, back in _PREFIX_LOCATORS:
-        if isinstance(loc, str):
+        if loc in present:
             starts.update(i - back for i in occurrences(t, loc) if i >= back)
-        else:
-            starts.update(m.start() for m in loc.finditer(t))
     out: list[re.Match[str]] = []
     last = 0
     for p in sorted(starts):
@@ -200,6 +221,8 @@ def _value_ok(word: str, key: str, value: str) -> bool:
 
 def _assignments(t: str) -> list[Candidate]:
     out: list[Candidate] = []
+    if ":" not in t and "=" not in t:
+        return out  # every _ASSIGN_RE match holds its ":" / "=" / "=>" / ":="
     reach = Reach()
     for m in _ASSIGN.finditer(t, t):
         if reach.seen(m.start()):
@@ -232,6 +255,8 @@ _URL_PARAM_RE = re.compile(
 
 def _url_tokens(t: str) -> list[Candidate]:
     out: list[Candidate] = []
+    if "=" not in t:
+        return out  # every _URL_PARAM_RE match ends with "="
     reach = Reach()
     for m in _URL_PARAM_RE.finditer(t):
         if reach.seen(m.start()):
@@ -338,8 +363,10 @@ _SEED_CUE_RE = re.compile(
     r"|mnemonic|seed)(?![a-z])"
 )  # must not follow a letter: see free_start
 _SEED_GATES = ("seed", "mnemonic", " phrase", " words", " sentence")
+_SEED_GATE_SET = LiteralSet(_SEED_GATES)  # whether any occurs, in one pass
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
-_SEED_WORD_RE = re.compile(r"[a-z0-9]{1,8}")
+_ALNUM_RUN = re.compile(r"[a-z0-9]+")
+_ALNUM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _STOPWORDS = frozenset(
     [
         "the",
@@ -413,24 +440,26 @@ _STOPWORDS = frozenset(
 def _seed_phrases(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candidate]:
     out: list[Candidate] = []
     last_end = -1
-    if not any(g in t for g in _SEED_GATES):
+    if not _SEED_GATE_SET.present(t):
         return out
+    n = len(t)
     for m in free_start(_SEED_CUE_RE, t, _LETTERS):
         if m.start() < last_end:
             continue  # already inside a window scanned from an earlier cue
         last_end = min(len(t), m.end() + 600)
         window_end = min(len(t), m.end() + 600)
-        pos = m.end()
         run: list[tuple[int, int]] = []
         best: list[tuple[int, int]] = []
-        while pos < window_end:
-            while pos < window_end and not ("a" <= t[pos] <= "z" or "0" <= t[pos] <= "9"):
-                pos += 1
-            wm = _SEED_WORD_RE.match(t, pos)
-            k = pos
-            while k < window_end and ("a" <= t[k] <= "z" or "0" <= t[k] <= "9"):
-                k += 1
-            ok_word = wm is not None and wm.end() == k and t[pos:k] not in _STOPWORDS
+        # each run of [a-z0-9] in the window (cut at its end), in order; a word
+        # is what [a-z0-9]{1,8} reads there: the whole run, 1-8 long (a run the
+        # window cuts counts only when cut at exactly 8 or at its real end)
+        for word in _ALNUM_RUN.finditer(t, m.end(), window_end):
+            pos, k = word.span()
+            size = k - pos
+            whole = size == 8 or (
+                size < 8 and (k < window_end or k == n or t[k] not in _ALNUM_CHARS)
+            )
+            ok_word = whole and t[pos:k] not in _STOPWORDS
             sep_ok = run and t[run[-1][1] : pos] == " "
             if (
                 ok_word
@@ -446,7 +475,6 @@ def _seed_phrases(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candid
                     break
             if not run and not best and pos - m.end() > 160:
                 break
-            pos = max(k, pos + 1)
         if len(run) > len(best):
             best = run
         if len(best) < 12:

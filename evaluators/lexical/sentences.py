@@ -48,6 +48,8 @@ _END = re.compile(r"[.!?]+(?=[\s\"')\]]|$|(?<=[a-z][.!?])[A-Z][a-z])")
 
 # A character that makes a stretch a sentence rather than punctuation/space.
 _CONTENT = re.compile(r"[^ \t\r\n.!?]")
+# Longer than every abbreviation: a last word this long is never one.
+_LONG = 1 + max(len(a) for a in _ABBREV)
 _LAST_WORD_WINDOW = 32
 
 
@@ -68,11 +70,15 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     start = 0
     content = _CONTENT.search
     for m in _END.finditer(text):
-        end = m.end()
-        if m.group(0) == ".":
-            last = _last_word(text, start, m.start()).lower().rstrip(".")
-            if last in _ABBREV or (len(last) == 1 and last.isalpha()):
-                continue
+        stop, end = m.span()
+        if end - stop == 1 and text[stop] == ".":
+            # A word of _LONG letters before the dot is no abbreviation and no
+            # initial; only a shorter last word needs the full test.
+            tail = text[stop - _LONG : stop] if stop - _LONG >= start else ""
+            if not tail.isalpha():
+                last = _last_word(text, start, stop).lower().rstrip(".")
+                if last in _ABBREV or (len(last) == 1 and last.isalpha()):
+                    continue
         if content(text, start, end):
             spans.append(_trim(text, start, end))
         start = end

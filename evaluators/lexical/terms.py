@@ -349,11 +349,28 @@ def words(text: str) -> list[str]:
     return out
 
 
+# ASCII: every character outside [A-Za-z0-9'] becomes a space, so a plain split
+# gives the maximal runs of _WORD's characters. Each run holds exactly one
+# _WORD match - the run from its first letter on (nothing once a letter has
+# started can end the match early) - or none when it has no letter.
+_NOT_WORD_CHAR = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "'")}
+_WORD_LEAD = "0123456789'"
+
+
+def _distinct_tokens(text: str) -> set[str]:
+    """``set(_WORD.findall(text))``; by translate and split on ASCII text."""
+    if not text.isascii():
+        return set(_WORD.findall(text))
+    out = {run.lstrip(_WORD_LEAD) for run in set(text.translate(_NOT_WORD_CHAR).split())}
+    out.discard("")
+    return out
+
+
 def word_set(text: str) -> set[str]:
     """``set(words(text))``, splitting each distinct token once."""
     out: set[str] = set()
     cache = _TOKEN_WORDS
-    for tok in set(_WORD.findall(text)):
+    for tok in _distinct_tokens(text):
         parts = cache.get(tok)
         if parts is None:
             parts = _split_token(tok)
@@ -370,7 +387,7 @@ def word_term_set(text: str) -> set[str]:
     distinct token once per process rather than at every occurrence."""
     out: set[str] = set()
     cache = _TOKEN_TERMS
-    for tok in set(_WORD.findall(text)):
+    for tok in _distinct_tokens(text):
         terms = cache.get(tok)
         if terms is None:
             parts = _TOKEN_WORDS.get(tok)

@@ -249,8 +249,10 @@ def _sentence_repetition(
     else:
         body = text
     counts: dict[str, int] = {}
+    # lowering ASCII text keeps every offset, so it can be lowered once
+    low = body.lower() if body.isascii() else None
     for s, e in spans:
-        sent = body[s:e].strip().lower()
+        sent = low[s:e].strip() if low is not None else body[s:e].strip().lower()
         if len(sent.split(None, 2)) >= 3:  # three words or more
             counts[sent] = counts.get(sent, 0) + 1
     if not counts:
@@ -259,10 +261,22 @@ def _sentence_repetition(
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
-    nonws = sum(map(len, body.split())) or 1
+    nonws = _non_space_count(body) or 1
     if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
+
+
+# The ASCII characters str.split() splits on (isspace() is true for each).
+_ASCII_SPACES = "".join(c for c in map(chr, range(128)) if c.isspace())
+
+
+def _non_space_count(text: str) -> int:
+    """``sum(map(len, text.split()))``: the characters that are not whitespace,
+    counted on ASCII text without building the pieces."""
+    if text.isascii():
+        return len(text) - sum(map(text.count, _ASCII_SPACES))
+    return sum(map(len, text.split()))
 
 
 # ASCII text: every character outside [a-z'] becomes a space, so a plain
@@ -290,7 +304,11 @@ def says_something(ctx: EvalContext) -> Outcome:
     if (
         not re.search(r"\w", stripped)
         or low in _ARTEFACTS
-        or (toks and sum(map(_LOREM.__contains__, toks)) / len(toks) >= 0.5)
+        or (
+            toks
+            and not _LOREM.isdisjoint(toks)  # no lorem word: a ratio of 0
+            and sum(map(_LOREM.__contains__, toks)) / len(toks) >= 0.5
+        )
     ):
         shape = "placeholder"
     ask_words = ctx.input_words

@@ -15,6 +15,7 @@ from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, skip, span
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason
+from evaluators.text.literals import LiteralSet
 
 KNOWN_EXTENSIONS = frozenset(
     [
@@ -125,6 +126,32 @@ _PROPOSAL = re.compile(
     re.I,
 )
 _PROPOSAL_LOWER = lowered_twin(_PROPOSAL)
+# The alternatives of _PROPOSAL, as literals: every match is one of them.
+_PROPOSAL_LITERALS = (
+    "i would",
+    "i'd",
+    "you could",
+    "you can",
+    "we could",
+    "could create",
+    "could put",
+    "for example",
+    "e.g.",
+    "such as",
+    "consider",
+    "suggest",
+    "i created",
+    "i'll create",
+    "i will create",
+    "rename",
+    "create a",
+    "create an",
+    "add a new",
+    "new file",
+    "should live",
+    "might",
+)
+_PROPOSAL_SET = LiteralSet(_PROPOSAL_LITERALS)
 _URL = re.compile(r"https?://[^\s<>()\"'`\]]+")
 # The lookahead skips plain words at once: a location has a dot or a slash
 # somewhere in its run, so nothing without one needs the per-match work below.
@@ -142,7 +169,11 @@ _LOCATION_ANCHOR = re.compile(r"/|\.[A-Za-z0-9_\-]")
 
 
 def fold_location(loc: str) -> str:
-    loc = loc.split("#", 1)[0].split("?", 1)[0].rstrip(_TRAIL).rstrip("/").lower()
+    if "#" in loc:
+        loc = loc.split("#", 1)[0]
+    if "?" in loc:
+        loc = loc.split("?", 1)[0]
+    loc = loc.rstrip(_TRAIL).rstrip("/").lower()
     if "://" in loc:
         loc = loc.split("://", 1)[1]
     return loc.replace("_", "-")
@@ -212,6 +243,29 @@ def _ground_add(ground: set[str], text: str) -> None:
             ground.add("/".join(segs[i:]))
 
 
+def _in_proposal(out: str, start: int, end: int) -> bool:
+    """The sentence holding ``out[start:end]`` proposes rather than reports."""
+    sent_start = max(out.rfind(".", 0, start), out.rfind("\n", 0, start)) + 1
+    sent_end_candidates = [i for i in (out.find(". ", end), out.find("\n", end)) if i >= 0]
+    sentence = out[sent_start : min(sent_end_candidates) if sent_end_candidates else len(out)]
+    found = (
+        _PROPOSAL_LOWER.search(sentence.lower())
+        if sentence.isascii()
+        else _PROPOSAL.search(sentence)
+    )
+    return found is not None
+
+
+def _no_proposal_anywhere(out: str) -> bool:
+    """No sentence of ``out`` can match ``_PROPOSAL``: on ASCII text (where each
+    sentence takes the lowered twin) none of its literal alternatives occurs
+    in the lowered output. Other text is left to the per-sentence search,
+    since re.I folds some non-ASCII letters onto ASCII ones."""
+    if not out.isascii():
+        return False
+    return not _PROPOSAL_SET.present(out.lower())
+
+
 def grounded_in_reads(ctx: EvalContext) -> Outcome:
     ground: set[str] = set()
     tails: list[str] = []
@@ -234,22 +288,10 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             _ground_add(ground, st.input_text)
     claims = extract_claims(ctx.output)
     ungrounded: list[tuple[int, int, str]] = []
+    no_proposal = _no_proposal_anywhere(ctx.output) if claims else True
     for start, end, loc in claims:
         folded = fold_location(loc)
         if folded in UBIQUITOUS or not folded:
-            continue
-        sent_start = max(ctx.output.rfind(".", 0, start), ctx.output.rfind("\n", 0, start)) + 1
-        sent_end_candidates = [
-            i for i in (ctx.output.find(". ", end), ctx.output.find("\n", end)) if i >= 0
-        ]
-        sentence = ctx.output[
-            sent_start : min(sent_end_candidates) if sent_end_candidates else len(ctx.output)
-        ]
-        if (
-            _PROPOSAL_LOWER.search(sentence.lower())
-            if sentence.isascii()
-            else _PROPOSAL.search(sentence)
-        ):
             continue
         segs = _segments(loc)
         last = segs[-1] if segs else folded
@@ -258,6 +300,8 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             or last in ground
             or any(t and last.startswith(t) and t != last for t in tails if len(t) >= 3)
         ):
+            continue
+        if not no_proposal and _in_proposal(ctx.output, start, end):
             continue
         ungrounded.append((start, end, loc))
     ev: list[dict[str, Any]] = [

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
-from evaluators.rules.scan import anchored_finditer, lowered_twin, prefiltered_finditer
+from evaluators.rules.scan import anchored_finditer, lowered_twin
+from evaluators.text.literals import LiteralSet
+from evaluators.text.starts import CharStarts, tried_at
 
 Signal = tuple[str, int, int, str]
 
@@ -121,29 +123,36 @@ _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
 _NUM_START = re.compile(r"[$€£\d]")
 
 
+_NUM_STARTS = CharStarts(_NUM_START)
+# _NUM, also capturing what _UNIT_AFTER would match at its end: the lookahead
+# always succeeds (its group is optional) and consumes nothing, so the
+# matches are _NUM's, and one match call per number replaces two.
+_NUM_UNIT = re.compile(
+    _NUM.pattern + r"(?=(?:" + _UNIT_AFTER.pattern.replace("(", "(?P<unit>", 1) + r")?)"
+)
+
+
 def _num_matches(text: str) -> Iterator[re.Match[str]]:
     """``_NUM.finditer(text)``, attempting only where a match can start: the
-    leading lookbehind keeps re from skipping ahead on its own."""
-    return prefiltered_finditer(_NUM, _NUM_START, text)
+    leading lookbehind keeps re from skipping ahead on its own. The matches
+    also carry the ``unit`` group of ``_NUM_UNIT``."""
+    return _NUM_STARTS.finditer(_NUM_UNIT, text)
 
 
 def numbers(text: str) -> list[Num]:
     """Every number in ``text`` with the unit word that follows it (if known)."""
     out: list[Num] = []
-    unit_after = _UNIT_AFTER.match
     units = _UNIT_WORDS
     for m in _num_matches(text):
-        raw, suf, pct_sign = m.group("num", "suf", "pct")
+        raw, suf, pct_sign, unit_word = m.group("num", "suf", "pct", "unit")
         value = float(raw.replace(",", "")) if "," in raw else float(raw)
         scaled = value * _SCALE[suf] if suf else value
         pct = bool(pct_sign)
         start, end = m.span()
         unit: str | None = "%" if pct else None
-        if unit is None:
-            u = unit_after(text, end)
-            if u:
-                word = u.group(1).lower().rstrip("/")
-                unit = units.get(word) or units.get(word.split("-")[0])
+        if unit is None and unit_word:
+            word = unit_word.lower().rstrip("/")
+            unit = units.get(word) or units.get(word.split("-")[0])
         before = text[max(0, start - 24) : start].rstrip().lower()
         approx = before.endswith(_APPROX_WORDS)
         out.append(Num(value, scaled, pct, unit, approx, start, end, raw))
@@ -202,23 +211,53 @@ class DateClaim:
     end: int
 
 
+_MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# Case-sensitive twins of the re.I date patterns, for lowered ASCII text: no
+# letter of theirs is upper-case outside group-name syntax, and on ASCII text
+# lowering keeps offsets and folds exactly what re.I folds.
+_DATE_NAMED_LOW = re.compile(_DATE_NAMED.pattern)
+_DATE_DAY_FIRST_LOW = re.compile(_DATE_DAY_FIRST.pattern)
+# Where a day, year or hour can begin (a digit).
+_DIGIT_STARTS = CharStarts(re.compile(r"\d"))
+
+
+def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
+    """``_DATE_NAMED.finditer(text)`` then ``_DATE_DAY_FIRST.finditer(text)``.
+
+    On ASCII text both run case-sensitively on the lowered text, tried only
+    where a match can begin: a named date at a month stem, a day-first date
+    at a digit (each opens with ``\\b`` and then that)."""
+    if not text.isascii():
+        yield from _DATE_NAMED.finditer(text)
+        yield from _DATE_DAY_FIRST.finditer(text)
+        return
+    low = text.lower()
+    stems: list[int] = []
+    for stem_ in _MONTH_STEMS:
+        i = low.find(stem_)
+        while i >= 0:
+            stems.append(i)
+            i = low.find(stem_, i + 1)
+    yield from tried_at(_DATE_NAMED_LOW, low, stems)
+    yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+
+
 def dates(text: str) -> list[DateClaim]:
     found: list[DateClaim] = []
-    for rx in (_DATE_NAMED, _DATE_DAY_FIRST):
-        for m in rx.finditer(text):
-            day = int(m.group("day"))
-            if 1 <= day <= 31 and m.group("mon").lower() in _MONTHS:
-                y = m.group("year")
-                found.append(
-                    DateClaim(
-                        int(y) if y else None,
-                        _MONTHS[m.group("mon").lower().rstrip(".")],
-                        day,
-                        m.start(),
-                        m.end(),
-                    )
+    for m in _named_date_matches(text):
+        day = int(m.group("day"))
+        if 1 <= day <= 31 and m.group("mon").lower() in _MONTHS:
+            y = m.group("year")
+            found.append(
+                DateClaim(
+                    int(y) if y else None,
+                    _MONTHS[m.group("mon").lower().rstrip(".")],
+                    day,
+                    m.start(),
+                    m.end(),
                 )
-    for m in _DATE_ISO.finditer(text):
+            )
+    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text):
         mon, day = int(m.group("mon")), int(m.group("day"))
         if 1 <= mon <= 12 and 1 <= day <= 31:
             found.append(DateClaim(int(m.group("year")), mon, day, m.start(), m.end()))
@@ -228,7 +267,9 @@ def dates(text: str) -> list[DateClaim]:
 def times(text: str) -> list[tuple[int, int, int, int]]:
     """``(hour24, minute, start, end)`` for clock times; am/pm folded to 24h."""
     out: list[tuple[int, int, int, int]] = []
-    for m in _TIME.finditer(text):
+    if ":" not in text:
+        return out  # every clock time holds a colon
+    for m in _DIGIT_STARTS.finditer(_TIME, text):
         h, mi = int(m.group("h")), int(m.group("m"))
         if h > 23 or mi > 59:
             continue
@@ -389,14 +430,16 @@ _ATTRIBUTION_LITERALS: tuple[str, ...] = (
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 
 
-def _cannot_match(text: str, literals: tuple[str, ...]) -> bool:
+_ATTRIBUTION_SET = LiteralSet(_ATTRIBUTION_LITERALS)
+
+
+def _cannot_match(text: str, literals: LiteralSet) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
     agree exactly; other text is left to the pattern itself."""
     if not text.isascii():
         return False
-    low = text.lower()
-    return not any(k in low for k in literals)
+    return not literals.present(text.lower())
 
 
 # Failure evidence in the material, with the reason it counts.
@@ -484,17 +527,50 @@ _SEVERITY = re.compile(
     re.I,
 )
 
-_BOOL_SOURCE = (
-    re.compile(
-        r"\"(?P<key>[A-Za-z][\w-]*)\"\s*:\s*\{[^{}]{0,200}?\"enabled\"\s*:\s*(?P<val>true|false)",
-        re.I,
-    ),
-    re.compile(
-        r"\"?(?P<key>[A-Za-z][\w.-]*)\"?\s*[:=]\s*\"?(?P<val>true|false|on|off|enabled|disabled)\b",
-        re.I,
-    ),
-    re.compile(r"\b(?P<key>[A-Za-z][\w]*)\s*\(default:\s*(?P<val>true|false|on|off)\)", re.I),
+# Where the material sets a flag: a JSON object with "enabled", an assignment
+# (``key: true``, ``key=off``), or ``key (default: on)``.
+_BOOL_OBJECT = re.compile(
+    r"\"(?P<key>[A-Za-z][\w-]*)\"\s*:\s*\{[^{}]{0,200}?\"enabled\"\s*:\s*(?P<val>true|false)",
+    re.I,
 )
+# The assignment form, written so that it runs in linear time. Its key is
+# "``[A-Za-z][\w.-]*``, then the assignment": as a search, that tried every
+# letter of a long run of word characters and scanned the rest of the run from
+# each (quadratic — seconds on a 10 KB hex dump). A key can only end where its
+# run of ``[\w.-]`` ends (the next character must be a quote, space, ``:`` or
+# ``=``), so every start inside one run shares one fate: the run is matched
+# once, possessively, from its first character, and the key is the run from
+# its first letter (``_KEY_START``; with IGNORECASE that class also takes the
+# letters that fold to ASCII, as the key's class did).
+_BOOL_ASSIGN = re.compile(
+    r"\"?(?<![\w.-])(?P<run>[\w.-]++)\"?\s*[:=]\s*\"?(?P<val>true|false|on|off|enabled|disabled)\b",
+    re.I,
+)
+_KEY_START = re.compile(r"[A-Za-z]", re.I)
+_BOOL_DEFAULT = re.compile(
+    r"\b(?P<key>[A-Za-z][\w]*)\s*\(default:\s*(?P<val>true|false|on|off)\)", re.I
+)
+
+
+def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
+    """(key, value) of every flag the text sets, form by form, in text order."""
+    for m in _BOOL_OBJECT.finditer(text):
+        yield m.group("key"), m.group("val")
+    pos = 0
+    while (found := _BOOL_ASSIGN.search(text, pos)) is not None:
+        run = found.group("run")
+        first = _KEY_START.search(run)
+        if first is None:
+            # No key starts in this run; what follows it is searched afresh,
+            # as the plain search would have done.
+            pos = found.end("run")
+            continue
+        yield run[first.start() :], found.group("val")
+        pos = found.end()
+    for m in _BOOL_DEFAULT.finditer(text):
+        yield m.group("key"), m.group("val")
+
+
 _BOOL_VALUE = {
     "true": True,
     "on": True,
@@ -579,6 +655,7 @@ _ABSENCE_VERBS: tuple[str, ...] = (
     "say anything",
     "talk about",
 )
+_ABSENCE_VERB_SET = LiteralSet(_ABSENCE_VERBS)  # any of them in one pass
 _ABSENCE_STOP = frozenset(
     {
         "the",
@@ -637,7 +714,7 @@ _DOT_LETTER = re.compile(r"\.[A-Za-z]")
 
 
 def _version_matches(text: str) -> Iterator[re.Match[str]]:
-    return anchored_finditer(_VERSION_ANY, _DIGIT_DOT_DIGIT, text, _VERSION_RUN)
+    return anchored_finditer(_VERSION_ANY, _DIGIT_DOT_DIGIT, text, _VERSION_RUN, b"1.1")
 
 
 def _file_matches(text: str) -> Iterator[re.Match[str]]:
@@ -771,11 +848,9 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     """A figure the output attributes to the source ("per the report") that
     the source never states."""
     loose = nums
-    if not loose or _cannot_match(out, _ATTRIBUTION_LITERALS):
+    if not loose or _cannot_match(out, _ATTRIBUTION_SET):
         return
-    cues = (
-        _ATTRIBUTION_LOWER.finditer(out.lower()) if out.isascii() else _ATTRIBUTION.finditer(out)
-    )
+    cues = _ATTRIBUTION_LOWER.finditer(out.lower()) if out.isascii() else _ATTRIBUTION.finditer(out)
     for cue in cues:
         s, e = _sentence_of(out, cue.start())
         for n in loose:
@@ -920,12 +995,11 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
     ):
         return
     flags: dict[str, bool] = {}
-    for rx in _BOOL_SOURCE:
-        for m in rx.finditer(mat.text):
-            key = m.group("key").lower()
-            if key.split(".")[-1] in _BOOL_GENERIC_KEYS:
-                continue
-            flags.setdefault(key, _BOOL_VALUE[m.group("val").lower()])
+    for raw_key, raw_value in _flag_settings(mat.text):
+        key = raw_key.lower()
+        if key.split(".")[-1] in _BOOL_GENERIC_KEYS:
+            continue
+        flags.setdefault(key, _BOOL_VALUE[raw_value.lower()])
     if not flags:
         return
     low = out.lower()
@@ -1015,7 +1089,7 @@ def _quotes(out: str, mat: Material) -> Iterator[Signal]:
 def _absences(out: str, mat: Material) -> Iterator[Signal]:
     """ "The notes don't mention a budget decision" when they do."""
     low = out.lower()
-    if not any(v in low for v in _ABSENCE_VERBS):
+    if not _ABSENCE_VERB_SET.present(low):
         return
     for m in _ABSENCE_CLAIM.finditer(out):
         terms = {
@@ -1108,11 +1182,12 @@ _ROLE_WORDS: tuple[str, ...] = (
     "inventor",
     "creator",
 )
+_ROLE_WORD_SET = LiteralSet(_ROLE_WORDS)  # any of them in one pass
 
 
 def _roles(out: str, mat: Material) -> Iterator[Signal]:
     low = out.lower()
-    if not any(r in low for r in _ROLE_WORDS):
+    if not _ROLE_WORD_SET.present(low):
         return
     for m in _ROLE_CLAIM.finditer(out):
         role = m.group("role").lower().replace("-", "")

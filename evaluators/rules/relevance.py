@@ -128,8 +128,7 @@ def topic_consistency(ctx: EvalContext) -> Outcome:
         passed=ok,
         score=min(1.5 * c.ratio, 1.0),
         message=(
-            f"{c.connected}/{c.total} content sentences connect to the ask's topic "
-            f"({c.ratio:.0%})."
+            f"{c.connected}/{c.total} content sentences connect to the ask's topic ({c.ratio:.0%})."
         ),
         evidence=[count("connected_sentences", "ratio", round(c.ratio, 4), round(thr, 4), src)],
         value={"stat": "connected_sentences", "unit": "ratio", "value": round(c.ratio, 4)},
@@ -152,32 +151,91 @@ _REFUSAL = re.compile(
 _SEMANTIC_FIELDS: tuple[frozenset[str], ...] = (
     frozenset(
         [
-            "report", "quarter", "revenu", "margin", "growth", "churn", "profit", "earn", "sale",
-            "segment", "enterpris", "busi", "board", "slid", "deck", "forecast", "kpi", "arr",
-            "mrr", "customer", "retent", "quart",
+            "report",
+            "quarter",
+            "revenu",
+            "margin",
+            "growth",
+            "churn",
+            "profit",
+            "earn",
+            "sale",
+            "segment",
+            "enterpris",
+            "busi",
+            "board",
+            "slid",
+            "deck",
+            "forecast",
+            "kpi",
+            "arr",
+            "mrr",
+            "customer",
+            "retent",
+            "quart",
         ]
     ),
     frozenset(
         [
-            "stop", "start", "restart", "kill", "terminat", "shutdown", "ctrl", "proces", "serv",
-            "daemon", "port", "listen", "pid", "terminal", "signal", "interrupt",
+            "stop",
+            "start",
+            "restart",
+            "kill",
+            "terminat",
+            "shutdown",
+            "ctrl",
+            "proces",
+            "serv",
+            "daemon",
+            "port",
+            "listen",
+            "pid",
+            "terminal",
+            "signal",
+            "interrupt",
         ]
     ),
     frozenset(
         [
-            "deploy", "releas", "build", "pipelin", "stag", "product", "rollout", "rollback",
-            "ship", "ci",
+            "deploy",
+            "releas",
+            "build",
+            "pipelin",
+            "stag",
+            "product",
+            "rollout",
+            "rollback",
+            "ship",
+            "ci",
         ]
     ),
     frozenset(
         [
-            "query", "sql", "tabl", "column", "row", "migrat", "schema", "index", "databas",
-            "select", "join",
+            "query",
+            "sql",
+            "tabl",
+            "column",
+            "row",
+            "migrat",
+            "schema",
+            "index",
+            "databas",
+            "select",
+            "join",
         ]
     ),
     frozenset(
         [
-            "pric", "cost", "plan", "tier", "month", "vendor", "subscript", "bill", "invoic", "fee",
+            "pric",
+            "cost",
+            "plan",
+            "tier",
+            "month",
+            "vendor",
+            "subscript",
+            "bill",
+            "invoic",
+            "fee",
         ]
     ),
     frozenset(["error", "fail", "crash", "exception", "traceback", "bug", "fix", "debug", "stack"]),

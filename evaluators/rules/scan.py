@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from evaluators.text.starts import class_mask
+
 
 def _reach(extent: Callable[[str, int], re.Match[str] | None], text: str, i: int) -> int:
     """Where the run that starts at ``i`` ends (a starred class always matches)."""
@@ -42,13 +44,30 @@ def anchored_finditer(
     anchor: re.Pattern[str],
     text: str,
     run: re.Pattern[str],
+    anchor_shape: bytes | None = None,
 ) -> Iterator[re.Match[str]]:
     """``pattern.finditer(text)`` when each match starts where a maximal run
     of ``run`` characters starts (``run`` is one character class, starred:
     ``[\\w.]*``) and holds an ``anchor`` match in that run; the pattern must
     not match the empty string. Run starts are found on the reversed text,
-    so every walk over a run is re's, not a Python loop."""
-    find = anchor.search
+    so every walk over a run is re's, not a Python loop.
+
+    ``anchor_shape`` (optional) is where ``anchor`` matches on ASCII text, as
+    a :func:`~evaluators.text.starts.class_mask` shape (``b"1.1"`` for
+    ``\\d\\.\\d``): the anchors are then found with ``bytes.find``."""
+    mask = class_mask(text) if anchor_shape is not None else None
+    if mask is not None and anchor_shape is not None:
+        shape, shape_find = anchor_shape, mask.find
+
+        def next_anchor(pos: int) -> int:
+            return shape_find(shape, pos)
+    else:
+        search = anchor.search
+
+        def next_anchor(pos: int) -> int:
+            a = search(text, pos)
+            return -1 if a is None else a.start()
+
     match = pattern.match
     extent = run.match
     n = len(text)
@@ -56,10 +75,9 @@ def anchored_finditer(
     pos = 0  # as in finditer: every start before ``pos`` is settled
     scan = 0
     while True:
-        a = find(text, scan)
-        if a is None:
+        i = next_anchor(scan)
+        if i < 0:
             return
-        i = a.start()
         if not rev:
             rev = text[::-1]
         p = n - _reach(extent, rev, n - i)  # the run's first character

@@ -16,6 +16,7 @@ from evaluators.config import STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_finditer, prefiltered_search
+from evaluators.text.literals import LiteralSet
 
 _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -160,6 +161,17 @@ def _may_match(name: str, low: str) -> bool:
     return any(k in low for k in _NEEDS.get(name, ("",)))
 
 
+# Every _NEEDS literal, found in one pass over the lowered output.
+_NEEDS_SET = LiteralSet(k for ks in _NEEDS.values() for k in ks)
+_NEEDS_SETS = {name: frozenset(ks) for name, ks in _NEEDS.items()}
+
+
+def _may_match_in(name: str, present: frozenset[str]) -> bool:
+    """``_may_match(name, low)`` given ``present = _NEEDS_SET.present(low)``."""
+    needs = _NEEDS_SETS.get(name)
+    return needs is None or not needs.isdisjoint(present)
+
+
 _CODE_SCAN = tuple((name, _line_scoped(rx)) for name, rx in _CODE_STUBS)
 _PROSE_SCAN = tuple((name, _line_scoped(rx)) for name, rx in _PROSE_STUBS)
 
@@ -247,9 +259,10 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
                 i = low.find(needle, i + 1)
     low_all = output.lower()
     ascii_text = output.isascii()
+    present = _NEEDS_SET.present(low_all)
     for rank, table in ((_RANK_CODE, _CODE_SCAN), (_RANK_PROSE, _PROSE_SCAN)):
         for k, (name, rx) in enumerate(table):
-            if not _may_match(name, low_all):
+            if not _may_match_in(name, present):
                 continue
             seen_lines: set[int] = set()
             twin = _SCAN_TWINS[name] if ascii_text else None

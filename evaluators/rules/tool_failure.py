@@ -14,6 +14,7 @@ from typing import Any
 from evaluators.context import EvalContext, Step
 from evaluators.rules.base import Outcome, count, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
+from evaluators.text.literals import LiteralSet
 
 ERROR_LINE_PREFIXES: tuple[str, ...] = (
     "error:",
@@ -219,10 +220,25 @@ def _recovered(failed: Step, later: tuple[Step, ...]) -> bool:
     return False
 
 
+# Each table's phrases found in one pass (they are ASCII; see LiteralSet).
+_DENIAL_SET = LiteralSet(DENIAL_PHRASES)
+_ACK_SET = LiteralSet((*ACKNOWLEDGEMENT_PHRASES, *UNCERTAINTY_PHRASES))
+_ACK_PHRASES = frozenset(ACKNOWLEDGEMENT_PHRASES)
+_UNCERTAINTY_PHRASES = frozenset(UNCERTAINTY_PHRASES)
+
+
 def _blank_denials(low: str) -> str:
+    """Each denial phrase, in table order, blanked out. A phrase absent from
+    the text can only appear once an earlier one has been blanked, so until
+    then the one-pass presence set decides; after that each is tested."""
+    present = _DENIAL_SET.present(low)
+    if not present:
+        return low
+    changed = False
     for d in DENIAL_PHRASES:
-        if d in low:
+        if (d in low) if changed else (d in present):
             low = low.replace(d, " " * len(d))
+            changed = True
     return low
 
 
@@ -233,10 +249,12 @@ def acknowledges(output: str, hedges: bool = True) -> bool:
 
 def _acknowledges_lower(lowered: str, hedges: bool = True) -> bool:
     low = _blank_denials(lowered)
-    if any(p in low for p in ACKNOWLEDGEMENT_PHRASES):
-        return True
-    if hedges and any(p in low for p in UNCERTAINTY_PHRASES):
-        return True
+    present = _ACK_SET.present(low)
+    if present:
+        if not _ACK_PHRASES.isdisjoint(present):
+            return True
+        if hedges and not _UNCERTAINTY_PHRASES.isdisjoint(present):
+            return True
     i = low.find("neither ")
     return i >= 0 and " nor " in low[i : i + 200]
 

@@ -124,8 +124,14 @@ class CusumLimit:
         ``h + ln(m)/θ`` is :func:`family_threshold`.
         """
         return cusum_family_line(
-            self.baseline_fails, self.baseline_n, streams, self.delta, self.arl0,
-            streams=self.sim_streams, steps=self.sim_steps, halvings=self.sim_halvings,
+            self.baseline_fails,
+            self.baseline_n,
+            streams,
+            self.delta,
+            self.arl0,
+            streams=self.sim_streams,
+            steps=self.sim_steps,
+            halvings=self.sim_halvings,
         )
 
 
@@ -294,8 +300,9 @@ def cusum_limit(
     # correctly-specified value θ = 1 (the top of the clamp).
     slope = math.log(r_h / r_far) / THETA_STEP if r_h > 0.0 and r_far > 0.0 else 1.0
     theta = min(THETA_RANGE[1], max(THETA_RANGE[0], slope))
-    return CusumLimit(p0, p1, sim.up, -sim.fall, h, theta, r_h, fails, n, delta, arl0,
-                      streams, steps, halvings)
+    return CusumLimit(
+        p0, p1, sim.up, -sim.fall, h, theta, r_h, fails, n, delta, arl0, streams, steps, halvings
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -399,8 +406,9 @@ class CusumStream:
             self.baseline_n += 1
             self.baseline_fails += int(failed)
             if baseline_settled(self.baseline_fails, self.baseline_n, self.delta):
-                self.limit = cusum_limit(self.baseline_fails, self.baseline_n, self.delta,
-                                         self.arl0)
+                self.limit = cusum_limit(
+                    self.baseline_fails, self.baseline_n, self.delta, self.arl0
+                )
                 self.h = self.limit.family_h(self.streams)
                 self.statistic = 0.0
                 self.monitored_n = self.monitored_fails = 0
@@ -465,8 +473,7 @@ def regression_alarms(
         rules_by_agent.setdefault(o.agent, set()).add(o.rule)
         has_runs[o.agent] = has_runs.get(o.agent, False) or o.run is not None
     family = {
-        agent: len(rules) * (2 if has_runs[agent] else 1)
-        for agent, rules in rules_by_agent.items()
+        agent: len(rules) * (2 if has_runs[agent] else 1) for agent, rules in rules_by_agent.items()
     }
     streams: dict[tuple[str, str | None, str], CusumStream] = {}
     alarms: list[CusumAlarm] = []
@@ -479,8 +486,14 @@ def regression_alarms(
         for key in keys:
             stream = streams.get(key)
             if stream is None:
-                stream = CusumStream(rule=o.rule, streams=family[o.agent], run=key[1],
-                                     agent=o.agent, delta=delta, arl0=arl0)
+                stream = CusumStream(
+                    rule=o.rule,
+                    streams=family[o.agent],
+                    run=key[1],
+                    agent=o.agent,
+                    delta=delta,
+                    arl0=arl0,
+                )
                 streams[key] = stream
             alarm = stream.observe(o.failed, o.trace_id)
             if alarm is not None:

@@ -32,12 +32,18 @@ class DriftComparison:
     def to_dict(self) -> dict[str, Any]:
         d = self.difference
         return {
-            "difference": None if d is None else {
-                "delta": r4(d.point), "lo": r4(d.lo), "hi": r4(d.hi),
-                "significant": d.excludes_zero()},
+            "difference": None
+            if d is None
+            else {
+                "delta": r4(d.point),
+                "lo": r4(d.lo),
+                "hi": r4(d.hi),
+                "significant": d.excludes_zero(),
+            },
             "enoughEvidence": self.enough_evidence,
             "minimumPerWindow": MINIMUM_PER_WINDOW,
-            "smallestDetectable": None if self.smallest_detectable is None
+            "smallestDetectable": None
+            if self.smallest_detectable is None
             else r4(self.smallest_detectable),
         }
 
@@ -45,10 +51,14 @@ class DriftComparison:
 def drift(current_passed: int, current_n: int, prior_passed: int, prior_n: int) -> DriftComparison:
     """Compare the current window's pass rate with the prior window's."""
     enough = current_n >= MINIMUM_PER_WINDOW and prior_n >= MINIMUM_PER_WINDOW
-    diff = newcombe_interval(current_passed, current_n, prior_passed, prior_n, 0.95) if enough \
+    diff = (
+        newcombe_interval(current_passed, current_n, prior_passed, prior_n, 0.95)
+        if enough
         else None
+    )
     detectable = None
     if enough and diff is not None and not diff.excludes_zero():
         detectable = smallest_detectable(current_n, prior_n, two_sided=True)
-    return DriftComparison(current_n, current_passed, prior_n, prior_passed, diff, enough,
-                           detectable)
+    return DriftComparison(
+        current_n, current_passed, prior_n, prior_passed, diff, enough, detectable
+    )

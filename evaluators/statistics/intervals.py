@@ -229,5 +229,6 @@ def mcnemar_difference_interval(b: int, c: int, pairs: int, level: float = 0.90)
     share = clopper_pearson_interval(b, m, level)
     assert share is not None
     scale = m / pairs
-    return Interval(scale * (1.0 - 2.0 * b / m), scale * (1.0 - 2.0 * share.hi),
-                    scale * (1.0 - 2.0 * share.lo))
+    return Interval(
+        scale * (1.0 - 2.0 * b / m), scale * (1.0 - 2.0 * share.hi), scale * (1.0 - 2.0 * share.lo)
+    )

@@ -33,7 +33,11 @@ def _z_beta(power: float) -> float:
 
 
 def smallest_detectable(
-    n1: int, n2: int, *, alpha: float = 0.05, power: float = DEFAULT_POWER,
+    n1: int,
+    n2: int,
+    *,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
     two_sided: bool = False,
 ) -> float | None:
     """Smallest pass-rate difference detectable at ``power`` (SPEC §12.1).
@@ -55,7 +59,11 @@ def _planning_discordance(pairs: int, discordant: int) -> float:
 
 
 def smallest_detectable_paired(
-    pairs: int, discordant: int, *, alpha: float = 0.05, power: float = DEFAULT_POWER,
+    pairs: int,
+    discordant: int,
+    *,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
     two_sided: bool = False,
 ) -> float | None:
     """Smallest paired difference detectable at ``power`` (Connor 1987).
@@ -87,7 +95,11 @@ def smallest_detectable_paired(
 
 
 def cases_needed(
-    p1: float, p2: float, *, alpha: float = 0.05, power: float = DEFAULT_POWER,
+    p1: float,
+    p2: float,
+    *,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
     two_sided: bool = False,
 ) -> int | None:
     """Cases per run for a two-sample test to detect ``p1 − p2`` at ``power``.
@@ -106,8 +118,12 @@ def cases_needed(
 
 
 def pairs_needed(
-    discordant_share: float, delta: float, *, alpha: float = 0.05,
-    power: float = DEFAULT_POWER, two_sided: bool = False,
+    discordant_share: float,
+    delta: float,
+    *,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
+    two_sided: bool = False,
 ) -> int | None:
     """Pairs McNemar's test needs to detect a paired difference (Connor 1987).
 

@@ -91,8 +91,10 @@ class ReevaluationOutcome:
             f"{self.passed} passed."
         ]
         if p.already_current:
-            parts.append(f"{len(p.already_current)} already carried a verdict from this "
-                         "ruleset and were skipped.")
+            parts.append(
+                f"{len(p.already_current)} already carried a verdict from this "
+                "ruleset and were skipped."
+            )
         if self.failed:
             parts.append(f"{len(self.failed)} could not be scored (listed in failed).")
         parts.append(

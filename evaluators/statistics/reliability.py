@@ -223,8 +223,9 @@ def compare_traces(
             continue
         passed = sum(1 for ok, _ in tries if ok)
         runs = tuple(sorted({r for _, r in tries if r is not None}))
-        cases.append(CaseReliability(key, len(tries), passed, wilson_interval(passed, len(tries)),
-                                     runs))
+        cases.append(
+            CaseReliability(key, len(tries), passed, wilson_interval(passed, len(tries)), runs)
+        )
     cases.sort(key=lambda c: (c.rate, c.case_key))
     flaky = [c for c in cases if c.flaky]
     attempts = sum(c.attempts for c in cases)

@@ -135,7 +135,5 @@ def collapse_latest(rows: Iterable[EvalRow]) -> tuple[list[EvalRow], int]:
         j = latest.get(row.trace_id)
         if j is None or row.created_at >= items[j].created_at:
             latest[row.trace_id] = i
-    keep = [
-        row for i, row in enumerate(items) if row.trace_id is None or latest[row.trace_id] == i
-    ]
+    keep = [row for i, row in enumerate(items) if row.trace_id is None or latest[row.trace_id] == i]
     return keep, len(items) - len(keep)

@@ -93,8 +93,12 @@ def _iv(iv: Interval | None) -> dict[str, float] | None:
 def _diff(iv: Interval | None) -> dict[str, Any] | None:
     if iv is None:
         return None
-    return {"delta": r4(iv.point), "lo": r4(iv.lo), "hi": r4(iv.hi),
-            "significant": iv.excludes_zero()}
+    return {
+        "delta": r4(iv.point),
+        "lo": r4(iv.lo),
+        "hi": r4(iv.hi),
+        "significant": iv.excludes_zero(),
+    }
 
 
 @dataclass(frozen=True)
@@ -247,8 +251,12 @@ class CriticalRise:
     new_on: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "failed_before": self.failed_before,
-                "failed_after": self.failed_after, "new_on": list(self.new_on)}
+        return {
+            "rule": self.rule,
+            "failed_before": self.failed_before,
+            "failed_after": self.failed_after,
+            "new_on": list(self.new_on),
+        }
 
 
 @dataclass(frozen=True)
@@ -287,8 +295,12 @@ class Equivalence:
     margin_source: str = "caller"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"margin": self.margin, "margin_source": self.margin_source,
-                "interval": _iv(self.interval), "holds": self.holds}
+        return {
+            "margin": self.margin,
+            "margin_source": self.margin_source,
+            "interval": _iv(self.interval),
+            "holds": self.holds,
+        }
 
 
 @dataclass(frozen=True)
@@ -303,9 +315,14 @@ class DatasetMatch:
     matched_after: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "label": self.label, "version": self.version,
-                "cases": self.cases, "matched_before": self.matched_before,
-                "matched_after": self.matched_after}
+        return {
+            "id": self.id,
+            "label": self.label,
+            "version": self.version,
+            "cases": self.cases,
+            "matched_before": self.matched_before,
+            "matched_after": self.matched_after,
+        }
 
 
 @dataclass(frozen=True)
@@ -382,14 +399,18 @@ class RunComparison:
             "better": self.better,
             "improvement_withheld": self.improvement_withheld,
             "call": self.call,
-            "smallest_detectable": None if self.smallest_detectable is None
+            "smallest_detectable": None
+            if self.smallest_detectable is None
             else r4(self.smallest_detectable),
-            "smallest_detectable_paired": None if self.smallest_detectable_paired is None
+            "smallest_detectable_paired": None
+            if self.smallest_detectable_paired is None
             else r4(self.smallest_detectable_paired),
             "detectable_power": DEFAULT_POWER,
-            "cases_to_decide": None if self.cases_to_decide is None
+            "cases_to_decide": None
+            if self.cases_to_decide is None
             else self.cases_to_decide.to_dict(),
-            "equivalent_within": None if self.equivalent_within is None
+            "equivalent_within": None
+            if self.equivalent_within is None
             else self.equivalent_within.to_dict(),
             "coverage": {
                 "lost": [c.to_dict() for c in self.coverage_lost],
@@ -488,15 +509,19 @@ def comparability(before: RunSide, after: RunSide) -> tuple[list[str], list[str]
             f"Engine minor versions differ ({', '.join(minors_b)} before, "
             f"{', '.join(minors_a)} after)."
         )
-    if before.ruleset_hashes and after.ruleset_hashes and (
-        before.ruleset_hashes != after.ruleset_hashes
+    if (
+        before.ruleset_hashes
+        and after.ruleset_hashes
+        and (before.ruleset_hashes != after.ruleset_hashes)
     ):
         evaluator_side.append(
             f"The runs were judged by different rulesets ({_short(before.ruleset_hashes)} "
             f"before, {_short(after.ruleset_hashes)} after)."
         )
-    if before.config_hashes and after.config_hashes and (
-        before.config_hashes != after.config_hashes
+    if (
+        before.config_hashes
+        and after.config_hashes
+        and (before.config_hashes != after.config_hashes)
     ):
         evaluator_side.append(
             f"The runs were judged under different configurations "
@@ -618,8 +643,9 @@ def compare_runs(
         keys = dataset.case_keys
         rows_b = [r for r in rows_b if r.case_key is not None and r.case_key in keys]
         rows_a = [r for r in rows_a if r.case_key is not None and r.case_key in keys]
-        match = DatasetMatch(dataset.id, dataset.label, dataset.version, len(keys),
-                             len(rows_b), len(rows_a))
+        match = DatasetMatch(
+            dataset.id, dataset.label, dataset.version, len(keys), len(rows_b), len(rows_a)
+        )
     side_b = _side(before, rows_b, before.superseded + sup_b)
     side_a = _side(after, rows_a, after.superseded + sup_a)
 
@@ -636,10 +662,17 @@ def compare_runs(
     comparable = not reasons
     if not comparable and not force:
         refusal = RunComparison(
-            comparable=False, incomparable_because=tuple(reasons), forced=False,
-            measures=measures, evaluator_changes=evaluator_changes, method="none",
-            before=side_b, after=side_a, dataset=match,
-            summary="Not compared: " + " ".join(reasons)
+            comparable=False,
+            incomparable_because=tuple(reasons),
+            forced=False,
+            measures=measures,
+            evaluator_changes=evaluator_changes,
+            method="none",
+            before=side_b,
+            after=side_a,
+            dataset=match,
+            summary="Not compared: "
+            + " ".join(reasons)
             + " Pass force: true to compare anyway; the reasons will still be listed.",
         )
         raise IncomparableRuns(reasons, refusal)
@@ -685,22 +718,38 @@ def compare_runs(
                     c += 1
                 mb, ma = rb.rule_map(), ra.rule_map()
                 differ = sorted(
-                    name for name in set(mb) & set(ma)
+                    name
+                    for name in set(mb) & set(ma)
                     if mb[name].judged and ma[name].judged and mb[name].failed != ma[name].failed
                 )
                 unjudged = sorted(
-                    name for name, o in mb.items()
+                    name
+                    for name, o in mb.items()
                     if o.judged and (name not in ma or not ma[name].judged)
                 )
-                discordant.append(DiscordantCase(
-                    key, "regressed" if regressed else "recovered", rb.evaluation_id,
-                    ra.evaluation_id, rb.trace_id, ra.trace_id, tuple(differ), tuple(unjudged),
-                ))
+                discordant.append(
+                    DiscordantCase(
+                        key,
+                        "regressed" if regressed else "recovered",
+                        rb.evaluation_id,
+                        ra.evaluation_id,
+                        rb.trace_id,
+                        ra.trace_id,
+                        tuple(differ),
+                        tuple(unjudged),
+                    )
+                )
         pairs = len(shared)
         mc = mcnemar_exact(b, c)
         paired_result = PairedResult(
-            b=b, fell_not_checked=fell_nc, c=c, concordant=n11 + n00, pairs=pairs,
-            p_value=mc.p_two_sided, p_worse=mc.p_worse, p_better=mc.p_better,
+            b=b,
+            fell_not_checked=fell_nc,
+            c=c,
+            concordant=n11 + n00,
+            pairs=pairs,
+            p_value=mc.p_two_sided,
+            p_worse=mc.p_worse,
+            p_better=mc.p_better,
             fell=clopper_pearson_interval(b, b + c, INTERVAL_LEVEL) if b + c else None,
         )
         difference = mcnemar_difference_interval(b, c, pairs, INTERVAL_LEVEL)
@@ -732,8 +781,9 @@ def compare_runs(
         on_shared = t.shared_judged if shared else None
         share_b = t.judged_before * side_a.n
         share_a = t.judged_after * side_b.n
-        change = CoverageChange(name, t.judged_before, side_b.n, t.judged_after, side_a.n,
-                                on_shared)
+        change = CoverageChange(
+            name, t.judged_before, side_b.n, t.judged_after, side_a.n, on_shared
+        )
         if share_a < share_b:
             lost.append(change)
         elif share_a > share_b:
@@ -752,10 +802,12 @@ def compare_runs(
             )
             test = "mcnemar-exact"
         else:
-            p = newcombe_p_value(t.failed_after, t.judged_after, t.failed_before,
-                                 t.judged_before, "greater")
-            diff = newcombe_interval(t.failed_after, t.judged_after, t.failed_before,
-                                     t.judged_before, INTERVAL_LEVEL)
+            p = newcombe_p_value(
+                t.failed_after, t.judged_after, t.failed_before, t.judged_before, "greater"
+            )
+            diff = newcombe_interval(
+                t.failed_after, t.judged_after, t.failed_before, t.judged_before, INTERVAL_LEVEL
+            )
             test = "newcombe-z"
         tested.append((name, t, delta, diff, test, p))
     qs = benjamini_hochberg([x[5] for x in tested])
@@ -763,8 +815,19 @@ def compare_runs(
     improvements: list[RuleChange] = []
     for (name, t, delta, diff, test, p), q in zip(tested, qs, strict=True):
         direction = diff.point if diff is not None else delta
-        row = RuleChange(name, t.failed_before, t.failed_after, t.judged_before, t.judged_after,
-                         delta, diff, test, p, q, q <= ALPHA and direction > 0.0)
+        row = RuleChange(
+            name,
+            t.failed_before,
+            t.failed_after,
+            t.judged_before,
+            t.judged_after,
+            delta,
+            diff,
+            test,
+            p,
+            q,
+            q <= ALPHA and direction > 0.0,
+        )
         if direction > 0.0:
             regressions.append(row)
         elif direction < 0.0:
@@ -796,7 +859,8 @@ def compare_runs(
         observed = difference.point
         if paired_result is not None:
             detectable_paired = smallest_detectable_paired(
-                paired_result.pairs, paired_result.b + paired_result.c)
+                paired_result.pairs, paired_result.b + paired_result.c
+            )
             psi = (paired_result.b + paired_result.c + 0.5) / (paired_result.pairs + 1.0)
             need = pairs_needed(psi, observed) if observed else None
             if need is not None:
@@ -869,8 +933,10 @@ def _with_summary(r: RunComparison) -> RunComparison:
     if r.call == "worse":
         parts.append("Worse: the one-sided 5% test in the regression direction fires.")
     elif r.call == "better":
-        parts.append("Better: the one-sided 5% test in the improvement direction fires "
-                     "and no rule lost coverage.")
+        parts.append(
+            "Better: the one-sided 5% test in the improvement direction fires "
+            "and no rule lost coverage."
+        )
     elif r.call == "equivalent":
         assert r.equivalent_within is not None
         parts.append(
@@ -880,33 +946,45 @@ def _with_summary(r: RunComparison) -> RunComparison:
     else:
         msg = "Undetermined: the evidence cannot exclude no change."
         if r.smallest_detectable is not None:
-            msg += (f" A change smaller than {_pct(r.smallest_detectable)} points could not "
-                    "be reliably detected with these sample sizes (80% power)")
+            msg += (
+                f" A change smaller than {_pct(r.smallest_detectable)} points could not "
+                "be reliably detected with these sample sizes (80% power)"
+            )
             if r.smallest_detectable_paired is not None:
-                msg += (f"; paired, about {_pct(r.smallest_detectable_paired)} at the observed "
-                        "rate of changed cases")
+                msg += (
+                    f"; paired, about {_pct(r.smallest_detectable_paired)} at the observed "
+                    "rate of changed cases"
+                )
             msg += "."
         if r.cases_to_decide is not None:
             unit = "shared cases" if r.cases_to_decide.design == "paired" else "cases per run"
-            msg += (f" About {r.cases_to_decide.cases} {unit} would detect the observed "
-                    f"{_pts(r.cases_to_decide.difference)} points with 80% power.")
+            msg += (
+                f" About {r.cases_to_decide.cases} {unit} would detect the observed "
+                f"{_pts(r.cases_to_decide.difference)} points with 80% power."
+            )
         parts.append(msg)
     if r.improvement_withheld:
-        parts.append("An improvement was withheld: the after-run was judged on less "
-                     f"({', '.join(c.rule for c in r.coverage_lost)} lost coverage).")
+        parts.append(
+            "An improvement was withheld: the after-run was judged on less "
+            f"({', '.join(c.rule for c in r.coverage_lost)} lost coverage)."
+        )
     if r.equivalent_within is not None and not r.equivalent_within.holds:
         parts.append(f"Equivalence within ±{_pct(r.equivalent_within.margin)} was not shown.")
     elif r.equivalent_within is None:
         parts.append("Equivalence was not tested (no margin given).")
     worse_rules = [x.rule for x in r.regressions if x.worse]
     if worse_rules:
-        parts.append(f"Rules worse at q ≤ 0.05 of {r.rules_tested} tested: "
-                     f"{', '.join(worse_rules)}.")
+        parts.append(
+            f"Rules worse at q ≤ 0.05 of {r.rules_tested} tested: {', '.join(worse_rules)}."
+        )
     elif r.rules_tested:
         parts.append(f"No rule regressed at q ≤ 0.05 across the {r.rules_tested} tested.")
     if r.critical_rises:
-        parts.append("Critical rules firing more often (counted, not tested): " + ", ".join(
-            f"{c.rule} {c.failed_before}→{c.failed_after}" for c in r.critical_rises) + ".")
+        parts.append(
+            "Critical rules firing more often (counted, not tested): "
+            + ", ".join(f"{c.rule} {c.failed_before}→{c.failed_after}" for c in r.critical_rises)
+            + "."
+        )
     if r.coverage_lost:
         parts.append(f"{len(r.coverage_lost)} rule(s) ran on a smaller share of cases after.")
     return replace(r, summary=" ".join(parts))

@@ -20,39 +20,54 @@ from receivers.conventions import (
 # service.name is "<framework>-fixture") want a convention's name to win and
 # service.name only as the fallback — see receivers.mapping.
 AGENT_NAME_KEYS: tuple[str, ...] = (
-    genai_current.AGENT_NAME + openinference.AGENT_NAME + pydantic_ai.AGENT_NAME
+    genai_current.AGENT_NAME
+    + openinference.AGENT_NAME
+    + pydantic_ai.AGENT_NAME
     + langsmith.AGENT_NAME
 )
 
 SESSION_KEYS: tuple[str, ...] = (
-    iris.SESSION_ID + genai_current.CONVERSATION_ID + openinference.SESSION_ID
+    iris.SESSION_ID
+    + genai_current.CONVERSATION_ID
+    + openinference.SESSION_ID
     + langsmith.SESSION_ID
 )
 
 MODEL_KEYS: tuple[str, ...] = (
-    genai_current.MODEL + openinference.MODEL + traceloop.MODEL + vercel_ai.MODEL
-    + pydantic_ai.MODEL + langsmith.MODEL
+    genai_current.MODEL
+    + openinference.MODEL
+    + traceloop.MODEL
+    + vercel_ai.MODEL
+    + pydantic_ai.MODEL
+    + langsmith.MODEL
 )
 
 MODEL_REQUEST_MARKERS: tuple[str, ...] = (
-    genai_current.MODEL_REQUEST_MARKERS + openinference.MODEL_REQUEST_MARKERS
-    + traceloop.MODEL_REQUEST_MARKERS + vercel_ai.MODEL_REQUEST_MARKERS
+    genai_current.MODEL_REQUEST_MARKERS
+    + openinference.MODEL_REQUEST_MARKERS
+    + traceloop.MODEL_REQUEST_MARKERS
+    + vercel_ai.MODEL_REQUEST_MARKERS
 )
 
 TOOL_MARKERS: tuple[str, ...] = (
     genai_current.TOOL_MARKERS + openinference.TOOL_MARKERS + vercel_ai.TOOL_MARKERS
 )
 TOOL_NAME_KEYS: tuple[str, ...] = (
-    genai_current.TOOL_NAME + openinference.TOOL_NAME + traceloop.ENTITY_NAME
-    + vercel_ai.TOOL_NAME
+    genai_current.TOOL_NAME + openinference.TOOL_NAME + traceloop.ENTITY_NAME + vercel_ai.TOOL_NAME
 )
 TOOL_ARGUMENT_KEYS: tuple[str, ...] = (
-    genai_current.TOOL_ARGUMENTS + pydantic_ai.TOOL_ARGUMENTS + openinference.TOOL_ARGUMENTS
-    + traceloop.ENTITY_INPUT + vercel_ai.TOOL_ARGUMENTS
+    genai_current.TOOL_ARGUMENTS
+    + pydantic_ai.TOOL_ARGUMENTS
+    + openinference.TOOL_ARGUMENTS
+    + traceloop.ENTITY_INPUT
+    + vercel_ai.TOOL_ARGUMENTS
 )
 TOOL_RESULT_KEYS: tuple[str, ...] = (
-    genai_current.TOOL_RESULT + pydantic_ai.TOOL_RESULT + openinference.TOOL_RESULT
-    + traceloop.ENTITY_OUTPUT + vercel_ai.TOOL_RESULT
+    genai_current.TOOL_RESULT
+    + pydantic_ai.TOOL_RESULT
+    + openinference.TOOL_RESULT
+    + traceloop.ENTITY_OUTPUT
+    + vercel_ai.TOOL_RESULT
 )
 TOOL_CALL_ID_KEYS: tuple[str, ...] = (
     genai_current.TOOL_CALL_ID + openinference.TOOL_CALL_ID + vercel_ai.TOOL_CALL_ID
@@ -62,15 +77,25 @@ TOOL_DESCRIPTION_KEYS: tuple[str, ...] = (
 )
 
 PROMPT_TOKEN_KEYS: tuple[str, ...] = (
-    genai_current.INPUT_TOKENS + genai_legacy.INPUT_TOKENS + iris.PROMPT_TOKENS
-    + openinference.PROMPT_TOKENS + traceloop.INPUT_TOKENS + vercel_ai.INPUT_TOKENS
+    genai_current.INPUT_TOKENS
+    + genai_legacy.INPUT_TOKENS
+    + iris.PROMPT_TOKENS
+    + openinference.PROMPT_TOKENS
+    + traceloop.INPUT_TOKENS
+    + vercel_ai.INPUT_TOKENS
 )
 COMPLETION_TOKEN_KEYS: tuple[str, ...] = (
-    genai_current.OUTPUT_TOKENS + genai_legacy.OUTPUT_TOKENS + iris.COMPLETION_TOKENS
-    + openinference.COMPLETION_TOKENS + traceloop.OUTPUT_TOKENS + vercel_ai.OUTPUT_TOKENS
+    genai_current.OUTPUT_TOKENS
+    + genai_legacy.OUTPUT_TOKENS
+    + iris.COMPLETION_TOKENS
+    + openinference.COMPLETION_TOKENS
+    + traceloop.OUTPUT_TOKENS
+    + vercel_ai.OUTPUT_TOKENS
 )
 TOTAL_TOKEN_KEYS: tuple[str, ...] = (
-    genai_legacy.TOTAL_TOKENS + iris.TOTAL_TOKENS + openinference.TOTAL_TOKENS
+    genai_legacy.TOTAL_TOKENS
+    + iris.TOTAL_TOKENS
+    + openinference.TOTAL_TOKENS
     + traceloop.TOTAL_TOKENS
 )
 COST_KEYS: tuple[str, ...] = (

@@ -61,9 +61,9 @@ def test_marker_prefilter_and_disclosure_twin() -> None:
     fragments += ["not ", "Not ", "yet ", "done", "is ", "are ", "still ", "a ", "Stubs", "stub"]
     fragments += ["BLOCKED", "Blocked", "remaining work", "Don't rely", "haven't ", "ſtill ", "é"]
     for text in _texts(fragments, 3, 8):
-        assert _spans(
-            prefiltered_finditer(stub._MARKER_WORD, stub._MARKER_STARTS, text)
-        ) == _spans(stub._MARKER_WORD.finditer(text)), text
+        assert _spans(prefiltered_finditer(stub._MARKER_WORD, stub._MARKER_STARTS, text)) == _spans(
+            stub._MARKER_WORD.finditer(text)
+        ), text
         assert stub._discloses(text, text.lower()) == bool(stub._DISCLOSURE.search(text)), text
 
 

@@ -58,45 +58,105 @@ def test_fixture_values_are_python_types() -> None:
 
 def _span(**over: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "traceId": TRACE_HEX, "spanId": SPAN_HEX, "name": "s",
-        "startTimeUnixNano": "1000", "endTimeUnixNano": "2000",
+        "traceId": TRACE_HEX,
+        "spanId": SPAN_HEX,
+        "name": "s",
+        "startTimeUnixNano": "1000",
+        "endTimeUnixNano": "2000",
     }
     base.update(over)
     return base
 
 
 def _body(*spans: dict[str, Any], resource: list[Any] | None = None) -> bytes:
-    return json.dumps({"resourceSpans": [{
-        "resource": {"attributes": resource or []},
-        "scopeSpans": [{"scope": {"name": "sc", "version": "1"}, "spans": list(spans)}],
-    }]}).encode()
+    return json.dumps(
+        {
+            "resourceSpans": [
+                {
+                    "resource": {"attributes": resource or []},
+                    "scopeSpans": [{"scope": {"name": "sc", "version": "1"}, "spans": list(spans)}],
+                }
+            ]
+        }
+    ).encode()
 
 
 def test_json_accepts_base64_ids_numbers_enum_names_and_snake_case() -> None:
     b64_trace = base64.b64encode(bytes.fromhex(TRACE_HEX)).decode()
     b64_span = base64.b64encode(bytes.fromhex(SPAN_HEX)).decode()
-    body = json.dumps({"resource_spans": [{"scope_spans": [{"spans": [{
-        "trace_id": b64_trace, "span_id": b64_span, "name": "x",
-        "start_time_unix_nano": 5, "endTimeUnixNano": "7",
-        "kind": "SPAN_KIND_CLIENT", "status": {"code": "STATUS_CODE_ERROR", "message": "boom"},
-        "unknownField": {"ignored": True},
-        "attributes": [
-            {"key": "i", "value": {"intValue": 3}},
-            {"key": "s", "value": {"intValue": "-4"}},
-            {"key": "b", "value": {"bytesValue": base64.b64encode(b"hi").decode()}},
-            {"key": "raw", "value": {"bytesValue": base64.b64encode(b"\xff\x00").decode()}},
-            {"key": "kv", "value": {"kvlistValue": {"values": [
-                {"key": "a", "value": {"arrayValue": {"values": [{"boolValue": True}, {}]}}}]}}},
-            {"key": "d", "value": {"doubleValue": "Infinity"}},
-        ],
-    }]}]}]}).encode()
+    body = json.dumps(
+        {
+            "resource_spans": [
+                {
+                    "scope_spans": [
+                        {
+                            "spans": [
+                                {
+                                    "trace_id": b64_trace,
+                                    "span_id": b64_span,
+                                    "name": "x",
+                                    "start_time_unix_nano": 5,
+                                    "endTimeUnixNano": "7",
+                                    "kind": "SPAN_KIND_CLIENT",
+                                    "status": {"code": "STATUS_CODE_ERROR", "message": "boom"},
+                                    "unknownField": {"ignored": True},
+                                    "attributes": [
+                                        {"key": "i", "value": {"intValue": 3}},
+                                        {"key": "s", "value": {"intValue": "-4"}},
+                                        {
+                                            "key": "b",
+                                            "value": {
+                                                "bytesValue": base64.b64encode(b"hi").decode()
+                                            },
+                                        },
+                                        {
+                                            "key": "raw",
+                                            "value": {
+                                                "bytesValue": base64.b64encode(b"\xff\x00").decode()
+                                            },
+                                        },
+                                        {
+                                            "key": "kv",
+                                            "value": {
+                                                "kvlistValue": {
+                                                    "values": [
+                                                        {
+                                                            "key": "a",
+                                                            "value": {
+                                                                "arrayValue": {
+                                                                    "values": [
+                                                                        {"boolValue": True},
+                                                                        {},
+                                                                    ]
+                                                                }
+                                                            },
+                                                        }
+                                                    ]
+                                                }
+                                            },
+                                        },
+                                        {"key": "d", "value": {"doubleValue": "Infinity"}},
+                                    ],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
     batch = decode_traces_json(body)
     (s,) = batch.spans
     assert (s.trace_id, s.span_id) == (TRACE_HEX, SPAN_HEX)
     assert (s.start_unix_nano, s.end_unix_nano) == (5, 7)
     assert (s.kind, s.status_code, s.status_message) == ("CLIENT", "ERROR", "boom")
     assert s.attributes == {
-        "i": 3, "s": -4, "b": "hi", "raw": "ff00", "kv": {"a": [True, None]}, "d": float("inf"),
+        "i": 3,
+        "s": -4,
+        "b": "hi",
+        "raw": "ff00",
+        "kv": {"a": [True, None]},
+        "d": float("inf"),
     }
     assert s.scope_name is None and s.resource == {}
 
@@ -141,12 +201,18 @@ def test_protobuf_invalid_ids_are_rejected() -> None:
         (b"{not json", "invalid JSON"),
         (b"[1, 2]", "request: expected a JSON object"),
         (b'{"resourceSpans": {}}', "resourceSpans: expected a list"),
-        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}',
-         "resourceSpans[0].scopeSpans[0].spans[0]: expected an object"),
-        (_body(_span(startTimeUnixNano="soon")),
-         "resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano: expected an integer"),
-        (_body(_span(attributes=[{"key": "k", "value": {"boolValue": "yes"}}])),
-         "spans[0].attributes[0].value.boolValue"),
+        (
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}',
+            "resourceSpans[0].scopeSpans[0].spans[0]: expected an object",
+        ),
+        (
+            _body(_span(startTimeUnixNano="soon")),
+            "resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano: expected an integer",
+        ),
+        (
+            _body(_span(attributes=[{"key": "k", "value": {"boolValue": "yes"}}])),
+            "spans[0].attributes[0].value.boolValue",
+        ),
         (_body(_span(kind="SPAN_KIND_WHATEVER")), "spans[0].kind: unknown enum name"),
         (b"\xff\xfe\x00garbage", "invalid JSON"),
     ],
@@ -184,8 +250,11 @@ def test_protobuf_bad_wire_type_reports_offset() -> None:
 
 def test_protobuf_invalid_utf8_string_is_located() -> None:
     req = ExportTraceServiceRequest()
-    span = req.resource_spans.add().scope_spans.add().spans.add(
-        trace_id=bytes.fromhex(TRACE_HEX), span_id=bytes.fromhex(SPAN_HEX), name="XXXX")
+    span = (
+        req.resource_spans.add()
+        .scope_spans.add()
+        .spans.add(trace_id=bytes.fromhex(TRACE_HEX), span_id=bytes.fromhex(SPAN_HEX), name="XXXX")
+    )
     assert span.name == "XXXX"
     raw = bytearray(req.SerializeToString())
     at = raw.index(b"XXXX")

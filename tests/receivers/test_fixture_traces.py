@@ -29,8 +29,12 @@ A_ATLANTIS_START = "I couldn't get the weather for Atlantis"
 Q_TOKYO = "What's the weather in Tokyo?"
 Q_FAHRENHEIT = "Convert that temperature to Fahrenheit."
 A_FAHRENHEIT = "24°C is 75.2°F."
-PARIS_WEATHER = {"city": "Paris", "temperature_c": 18.5, "condition": "partly cloudy",
-                 "humidity": 0.62}
+PARIS_WEATHER = {
+    "city": "Paris",
+    "temperature_c": 18.5,
+    "condition": "partly cloudy",
+    "humidity": 0.62,
+}
 PARIS_ARGS = {"city": "Paris", "units": "celsius"}
 ATLANTIS_ARGS = {"city": "Atlantis", "units": "celsius"}
 MUL_ARGS = {"expression": "23 * 7"}
@@ -80,13 +84,23 @@ class Scenario:
     error_spans: int
 
 
-def paris_tools(calc_args: Any = MUL_ARGS, ids: bool = True, results: bool = True,
-                weather_args: Any = PARIS_ARGS) -> list[Tool]:
+def paris_tools(
+    calc_args: Any = MUL_ARGS,
+    ids: bool = True,
+    results: bool = True,
+    weather_args: Any = PARIS_ARGS,
+) -> list[Tool]:
     return [
-        Tool("get_weather", weather_args, PARIS_WEATHER if results else None,
-             None, "call_w_par" if ids else ANY),
-        Tool("calculator", calc_args, "161" if results else None, None,
-             "call_c_mul" if ids else ANY),
+        Tool(
+            "get_weather",
+            weather_args,
+            PARIS_WEATHER if results else None,
+            None,
+            "call_w_par" if ids else ANY,
+        ),
+        Tool(
+            "calculator", calc_args, "161" if results else None, None, "call_c_mul" if ids else ANY
+        ),
     ]
 
 
@@ -102,51 +116,108 @@ V2 = {"framework": "openai", "model": "gpt-4o-mini"}
 CREW = {"framework": "crewai", "model": None, "session": None, "agent": "weather_crew"}
 
 
-def tools_ok(base: dict[str, Any], spans: int, session: Any, calc_args: Any = MUL_ARGS,
-             ids: bool = True) -> Scenario:
-    return Scenario(
-        [Expect(input=Q_PARIS, output=A_PARIS, tools=paris_tools(calc_args, ids=ids),
-                tokens=TOK_TOOLS_OK, spans=spans, **{"session": session, **base})],
-        spans, 0,
-    )
-
-
-def tool_error(base: dict[str, Any], spans: int, session: Any, err: str,
-               result: Any = ANY) -> Scenario:
-    return Scenario(
-        [Expect(input=Q_ATLANTIS, output_startswith=A_ATLANTIS_START,
-                tools=[Tool("get_weather", ATLANTIS_ARGS, result, err, ANY)],
-                tokens=TOK_TOOL_ERROR, spans=spans, **{"session": session, **base})],
-        spans, 1,
-    )
-
-
-def tool_exception(base: dict[str, Any], spans: int, session: Any, calc: Tool,
-                   error_spans: int) -> Scenario:
-    return Scenario(
-        [Expect(input=Q_PARIS, output=None, status="error",
-                tools=[Tool("get_weather", PARIS_ARGS, None, TIMEOUT, "call_w_par"), calc],
-                tokens=TOK_TOOL_EXCEPTION, spans=spans, lacked_contains=("output",),
-                **{"session": session, **base})],
-        spans, error_spans,
-    )
-
-
-def multi_turn(base: dict[str, Any], spans: tuple[int, int], session: Any,
-               calc_args: Any = {"expression": "24 * 9 / 5 + 32"}) -> Scenario:  # noqa: B006
+def tools_ok(
+    base: dict[str, Any], spans: int, session: Any, calc_args: Any = MUL_ARGS, ids: bool = True
+) -> Scenario:
     return Scenario(
         [
-            Expect(input=Q_TOKYO, output=ANY, spans=spans[0], tokens=TOK_TURN1,
-                   tools=[Tool("get_weather", {"city": "Tokyo", "units": "celsius"},
-                               {"city": "Tokyo", "temperature_c": 24.0, "condition": "sunny",
-                                "humidity": 0.55}, None, "call_w_tky")],
-                   extra={"output_contains": ("Tokyo", "24")},
-                   **{"session": session, **base}),
-            Expect(input=Q_FAHRENHEIT, output=A_FAHRENHEIT, spans=spans[1], tokens=TOK_TURN2,
-                   tools=[Tool("calculator", calc_args, "75.2", None, "call_c_f")],
-                   **{"session": session, **base}),
+            Expect(
+                input=Q_PARIS,
+                output=A_PARIS,
+                tools=paris_tools(calc_args, ids=ids),
+                tokens=TOK_TOOLS_OK,
+                spans=spans,
+                **{"session": session, **base},
+            )
         ],
-        sum(spans), 0,
+        spans,
+        0,
+    )
+
+
+def tool_error(
+    base: dict[str, Any], spans: int, session: Any, err: str, result: Any = ANY
+) -> Scenario:
+    return Scenario(
+        [
+            Expect(
+                input=Q_ATLANTIS,
+                output_startswith=A_ATLANTIS_START,
+                tools=[Tool("get_weather", ATLANTIS_ARGS, result, err, ANY)],
+                tokens=TOK_TOOL_ERROR,
+                spans=spans,
+                **{"session": session, **base},
+            )
+        ],
+        spans,
+        1,
+    )
+
+
+def tool_exception(
+    base: dict[str, Any], spans: int, session: Any, calc: Tool, error_spans: int
+) -> Scenario:
+    return Scenario(
+        [
+            Expect(
+                input=Q_PARIS,
+                output=None,
+                status="error",
+                tools=[Tool("get_weather", PARIS_ARGS, None, TIMEOUT, "call_w_par"), calc],
+                tokens=TOK_TOOL_EXCEPTION,
+                spans=spans,
+                lacked_contains=("output",),
+                **{"session": session, **base},
+            )
+        ],
+        spans,
+        error_spans,
+    )
+
+
+def multi_turn(
+    base: dict[str, Any],
+    spans: tuple[int, int],
+    session: Any,
+    calc_args: Any = None,
+) -> Scenario:
+    if calc_args is None:
+        calc_args = {"expression": "24 * 9 / 5 + 32"}
+    return Scenario(
+        [
+            Expect(
+                input=Q_TOKYO,
+                output=ANY,
+                spans=spans[0],
+                tokens=TOK_TURN1,
+                tools=[
+                    Tool(
+                        "get_weather",
+                        {"city": "Tokyo", "units": "celsius"},
+                        {
+                            "city": "Tokyo",
+                            "temperature_c": 24.0,
+                            "condition": "sunny",
+                            "humidity": 0.55,
+                        },
+                        None,
+                        "call_w_tky",
+                    )
+                ],
+                extra={"output_contains": ("Tokyo", "24")},
+                **{"session": session, **base},
+            ),
+            Expect(
+                input=Q_FAHRENHEIT,
+                output=A_FAHRENHEIT,
+                spans=spans[1],
+                tokens=TOK_TURN2,
+                tools=[Tool("calculator", calc_args, "75.2", None, "call_c_f")],
+                **{"session": session, **base},
+            ),
+        ],
+        sum(spans),
+        0,
     )
 
 
@@ -156,78 +227,186 @@ EXPECTED: dict[tuple[str, str], Scenario] = {
     ("pydantic_ai", "tools_ok_grpc"): tools_ok(PYD, 5, "conv-pyd-*"),
     ("pydantic_ai", "tool_error"): tool_error(PYD, 4, "conv-pyd-*", "Atlantis", UNKNOWN_CITY),
     ("pydantic_ai", "tool_exception"): tool_exception(
-        PYD, 4, "conv-pyd-*", Tool("calculator", MUL_ARGS, None, "CancelledError"), 3),
+        PYD, 4, "conv-pyd-*", Tool("calculator", MUL_ARGS, None, "CancelledError"), 3
+    ),
     ("pydantic_ai", "tool_retry"): Scenario(
-        [Expect(output=ANY, tokens=ANY, spans=6, session="conv-pyd-*",
-                tools=[Tool("calculator", ANY, ANY, "Invalid expression"),
-                       Tool("calculator", ANY, "38.75", None)],
-                extra={"output_contains": ("$38.75",)}, **PYD)], 6, 1),
+        [
+            Expect(
+                output=ANY,
+                tokens=ANY,
+                spans=6,
+                session="conv-pyd-*",
+                tools=[
+                    Tool("calculator", ANY, ANY, "Invalid expression"),
+                    Tool("calculator", ANY, "38.75", None),
+                ],
+                extra={"output_contains": ("$38.75",)},
+                **PYD,
+            )
+        ],
+        6,
+        1,
+    ),
     ("pydantic_ai", "multi_turn"): multi_turn(PYD, (4, 4), "conv-pyd-*"),
     # --- pydantic_ai_v2: "agent run" / "running tool", tool_arguments / tool_response
     ("pydantic_ai_v2", "tools_ok"): tools_ok(PYD, 5, "conv-pyd-*"),
     ("pydantic_ai_v2", "tool_error"): tool_error(PYD, 4, "conv-pyd-*", "Atlantis", UNKNOWN_CITY),
     ("pydantic_ai_v2", "tool_exception"): tool_exception(
-        PYD, 4, "conv-pyd-*", Tool("calculator", MUL_ARGS, None, "CancelledError"), 3),
+        PYD, 4, "conv-pyd-*", Tool("calculator", MUL_ARGS, None, "CancelledError"), 3
+    ),
     ("pydantic_ai_v2", "tool_retry"): Scenario(
-        [Expect(output=ANY, spans=6, session="conv-pyd-*",
-                tools=[Tool("calculator", ANY, ANY, "Invalid expression"),
-                       Tool("calculator", ANY, "38.75", None)],
-                extra={"output_contains": ("$38.75",)}, **PYD)], 6, 1),
+        [
+            Expect(
+                output=ANY,
+                spans=6,
+                session="conv-pyd-*",
+                tools=[
+                    Tool("calculator", ANY, ANY, "Invalid expression"),
+                    Tool("calculator", ANY, "38.75", None),
+                ],
+                extra={"output_contains": ("$38.75",)},
+                **PYD,
+            )
+        ],
+        6,
+        1,
+    ),
     ("pydantic_ai_v2", "multi_turn"): multi_turn(PYD, (4, 4), "conv-pyd-*"),
     # --- langgraph (OpenInference langchain): agent = root span name; session.id
     ("langgraph", "tools_ok"): tools_ok(LG, 10, "thread-lg-*", calc_args="23 * 7"),
-    ("langgraph", "tool_error"): tool_error(
-        LG, 9, "thread-lg-*", "Atlantis", result=ANY),
+    ("langgraph", "tool_error"): tool_error(LG, 9, "thread-lg-*", "Atlantis", result=ANY),
     ("langgraph", "tool_exception"): tool_exception(
-        LG, 7, "thread-lg-*", Tool("calculator", "23 * 7", "161", None, "call_c_mul"), 3),
+        LG, 7, "thread-lg-*", Tool("calculator", "23 * 7", "161", None, "call_c_mul"), 3
+    ),
     ("langgraph", "multi_turn"): multi_turn(LG, (9, 9), "thread-lg-*", calc_args="24 * 9 / 5 + 32"),
     # --- crewai (OpenInference, wrapper mode): no LLM spans, no model, tokens in root JSON
     # (call ids and the error text the model saw come from the task span's messages)
     ("crewai", "tools_ok"): Scenario(
-        [Expect(input=Q_PARIS, output=A_PARIS, tools=paris_tools(),
-                tokens=TOK_TOOLS_OK, spans=4, lacked_contains=("model",), **CREW)], 4, 0),
+        [
+            Expect(
+                input=Q_PARIS,
+                output=A_PARIS,
+                tools=paris_tools(),
+                tokens=TOK_TOOLS_OK,
+                spans=4,
+                lacked_contains=("model",),
+                **CREW,
+            )
+        ],
+        4,
+        0,
+    ),
     ("crewai", "tool_error"): Scenario(
-        [Expect(input=Q_ATLANTIS, output_startswith=A_ATLANTIS_START, spans=3,
-                tools=[Tool("get_weather", ATLANTIS_ARGS, "Error executing tool: " + UNKNOWN_CITY,
-                            UNKNOWN_CITY, "call_w_atl")], **CREW)], 3, 1),
+        [
+            Expect(
+                input=Q_ATLANTIS,
+                output_startswith=A_ATLANTIS_START,
+                spans=3,
+                tools=[
+                    Tool(
+                        "get_weather",
+                        ATLANTIS_ARGS,
+                        "Error executing tool: " + UNKNOWN_CITY,
+                        UNKNOWN_CITY,
+                        "call_w_atl",
+                    )
+                ],
+                **CREW,
+            )
+        ],
+        3,
+        1,
+    ),
     ("crewai", "multi_step"): Scenario(
-        [Expect(output=A_FAHRENHEIT, spans=5, extra={"crew_root_tokens": True},
-                tools=[Tool("get_weather", {"city": "Tokyo", "units": "celsius"}),
-                       Tool("calculator", ANY, "75.2", None)], **CREW)], 5, 0),
+        [
+            Expect(
+                output=A_FAHRENHEIT,
+                spans=5,
+                extra={"crew_root_tokens": True},
+                tools=[
+                    Tool("get_weather", {"city": "Tokyo", "units": "celsius"}),
+                    Tool("calculator", ANY, "75.2", None),
+                ],
+                **CREW,
+            )
+        ],
+        5,
+        0,
+    ),
     # --- openai_agents (OpenInference): content only on LLM spans; call ids recovered
     ("openai_agents", "tools_ok"): tools_ok(OA, 9, None),
     ("openai_agents", "tool_error"): tool_error(
-        OA, 8, None, REDACTED, "An error occurred while running the tool. Please try again."),
+        OA, 8, None, REDACTED, "An error occurred while running the tool. Please try again."
+    ),
     ("openai_agents", "tool_exception"): tool_exception(
-        OA, 7, None, Tool("calculator", MUL_ARGS, ANY, None), 2),
+        OA, 7, None, Tool("calculator", MUL_ARGS, ANY, None), 2
+    ),
     ("openai_agents", "multi_turn"): multi_turn(OA, (8, 8), None),
     ("openai_agents_chatcmpl", "tools_ok"): tools_ok(OA_CC, 9, None),
     ("openai_agents_chatcmpl", "tool_error"): tool_error(
-        OA_CC, 8, None, REDACTED, "An error occurred while running the tool. Please try again."),
+        OA_CC, 8, None, REDACTED, "An error occurred while running the tool. Please try again."
+    ),
     # --- openai_agents_otel_genai: agent name only on invoke_agent; placeholders elsewhere
     ("openai_agents_otel_genai", "tools_ok"): tools_ok(OA, 9, None),
     ("openai_agents_otel_genai", "tool_error"): tool_error(OA, 8, None, REDACTED),
     ("openai_agents_otel_genai", "tool_exception"): tool_exception(
-        OA, 7, None, Tool("calculator", MUL_ARGS, ANY, None), 2),
+        OA, 7, None, Tool("calculator", MUL_ARGS, ANY, None), 2
+    ),
     ("openai_agents_otel_genai", "multi_turn"): multi_turn(OA, (8, 8), None),
     # --- openai_v2 (official GenAI semconv via util-genai)
     ("openai_v2", "tools_ok"): tools_ok(V2, 5, "conv-v2-*"),
     ("openai_v2", "stream_with_usage"): tools_ok(V2, 5, "conv-v2-*"),
     ("openai_v2", "stream_no_usage"): Scenario(
-        [Expect(input=Q_PARIS, output=A_PARIS, tools=paris_tools(), tokens=None, spans=5,
-                session="conv-v2-*", lacked_contains=("token_usage",), **V2)], 5, 0),
+        [
+            Expect(
+                input=Q_PARIS,
+                output=A_PARIS,
+                tools=paris_tools(),
+                tokens=None,
+                spans=5,
+                session="conv-v2-*",
+                lacked_contains=("token_usage",),
+                **V2,
+            )
+        ],
+        5,
+        0,
+    ),
     ("openai_v2", "tool_error"): tool_error(V2, 4, "conv-v2-*", "UnknownCityError", None),
     ("openai_v2", "multi_turn"): multi_turn(V2, (4, 4), "conv-v2-*"),
     ("openai_v2_no_content", "tools_ok"): Scenario(
-        [Expect(input=None, output=None,
+        [
+            Expect(
+                input=None,
+                output=None,
                 tools=paris_tools(calc_args=None, results=False, weather_args=None),
-                tokens=TOK_TOOLS_OK, spans=5, session="conv-v2-*",
-                lacked_contains=("input", "output"), **V2)], 5, 0),
+                tokens=TOK_TOOLS_OK,
+                spans=5,
+                session="conv-v2-*",
+                lacked_contains=("input", "output"),
+                **V2,
+            )
+        ],
+        5,
+        0,
+    ),
     # event_only: chat content from log records; tool args/results captured nowhere on the
     # tool spans, so arguments come from the model's tool_call parts (matched by call id).
     ("openai_v2_event_only", "tools_ok"): Scenario(
-        [Expect(input=Q_PARIS, output=A_PARIS, tools=paris_tools(results=False),
-                tokens=TOK_TOOLS_OK, spans=5, session="conv-v2-*", **V2)], 5, 0),
+        [
+            Expect(
+                input=Q_PARIS,
+                output=A_PARIS,
+                tools=paris_tools(results=False),
+                tokens=TOK_TOOLS_OK,
+                spans=5,
+                session="conv-v2-*",
+                **V2,
+            )
+        ],
+        5,
+        0,
+    ),
 }
 
 
@@ -323,7 +502,10 @@ def test_crewai_multi_step_tokens_come_from_root_crew_output() -> None:
     tu = derive_trace(spans).token_usage
     assert tu is not None
     assert (tu.prompt_tokens, tu.completion_tokens, tu.total_tokens) == (
-        usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"])
+        usage["prompt_tokens"],
+        usage["completion_tokens"],
+        usage["total_tokens"],
+    )
 
 
 def test_tools_catalogue_from_definitions_and_openinference_schemas() -> None:
@@ -357,9 +539,23 @@ MULTI_PART = [(d, s) for (d, s) in sorted(EXPECTED) if "multi" in s]
 
 def _comparable(t: DerivedTrace) -> tuple[Any, ...]:
     return (
-        t.agent_name, t.framework, t.input, t.output, t.tool_calls, t.latency_ms, t.token_usage,
-        t.cost_usd, t.metadata, t.spans, t.tools, t.session_id, t.timestamp, t.root_span_id,
-        t.has_root, t.status, t.lacked,
+        t.agent_name,
+        t.framework,
+        t.input,
+        t.output,
+        t.tool_calls,
+        t.latency_ms,
+        t.token_usage,
+        t.cost_usd,
+        t.metadata,
+        t.spans,
+        t.tools,
+        t.session_id,
+        t.timestamp,
+        t.root_span_id,
+        t.has_root,
+        t.status,
+        t.lacked,
     )
 
 

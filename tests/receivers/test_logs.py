@@ -49,15 +49,47 @@ def test_unmatched_events_are_returned() -> None:
 
 
 def test_non_genai_and_unlinked_records_are_skipped() -> None:
-    body = json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [
-        {"eventName": "app.log", "traceId": "0af7651916cd43dd8448eb211c80319c",
-         "spanId": "b7ad6b7169203331"},
-        {"eventName": "gen_ai.user.message"},
-        {"attributes": [{"key": "event.name", "value": {"stringValue": "gen_ai.user.message"}}],
-         "traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331",
-         "timeUnixNano": "5", "body": {"kvlistValue": {"values": [
-             {"key": "content", "value": {"stringValue": "hello there"}}]}}},
-    ]}]}]}).encode()
+    body = json.dumps(
+        {
+            "resourceLogs": [
+                {
+                    "scopeLogs": [
+                        {
+                            "logRecords": [
+                                {
+                                    "eventName": "app.log",
+                                    "traceId": "0af7651916cd43dd8448eb211c80319c",
+                                    "spanId": "b7ad6b7169203331",
+                                },
+                                {"eventName": "gen_ai.user.message"},
+                                {
+                                    "attributes": [
+                                        {
+                                            "key": "event.name",
+                                            "value": {"stringValue": "gen_ai.user.message"},
+                                        }
+                                    ],
+                                    "traceId": "0af7651916cd43dd8448eb211c80319c",
+                                    "spanId": "b7ad6b7169203331",
+                                    "timeUnixNano": "5",
+                                    "body": {
+                                        "kvlistValue": {
+                                            "values": [
+                                                {
+                                                    "key": "content",
+                                                    "value": {"stringValue": "hello there"},
+                                                }
+                                            ]
+                                        }
+                                    },
+                                },
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
     out = decode_logs_json(body)
     assert out.skipped_records == 2
     (ev,) = out.events

@@ -12,15 +12,30 @@ from receivers.spans import SpanEventRecord, SpanRecord
 T = "0af7651916cd43dd8448eb211c80319c"
 
 
-def span(sid: str, name: str = "s", parent: str | None = None, start: int = 1_000_000_000,
-         end: int = 2_000_000_000, resource: dict[str, Any] | None = None,
-         events: list[SpanEventRecord] | None = None, status: str = "UNSET",
-         kind: str = "INTERNAL", **attrs: Any) -> SpanRecord:
+def span(
+    sid: str,
+    name: str = "s",
+    parent: str | None = None,
+    start: int = 1_000_000_000,
+    end: int = 2_000_000_000,
+    resource: dict[str, Any] | None = None,
+    events: list[SpanEventRecord] | None = None,
+    status: str = "UNSET",
+    kind: str = "INTERNAL",
+    **attrs: Any,
+) -> SpanRecord:
     return SpanRecord(
-        trace_id=T, span_id=sid, name=name, parent_span_id=parent, kind=kind,
-        start_unix_nano=start, end_unix_nano=end, status_code=status,
+        trace_id=T,
+        span_id=sid,
+        name=name,
+        parent_span_id=parent,
+        kind=kind,
+        start_unix_nano=start,
+        end_unix_nano=end,
+        status_code=status,
         attributes={k.replace("__", "."): v for k, v in attrs.items()},
-        events=events or [], resource=resource or {},
+        events=events or [],
+        resource=resource or {},
     )
 
 
@@ -33,8 +48,12 @@ def test_classify_span_rules() -> None:
     assert classify_span(span("1", **{"ai__toolCall__name": "t"})) == "TOOL"
     assert classify_span(span("1", **{"gen_ai__operation__name": "invoke_agent"})) == "AGENT"
     assert classify_span(span("1", name="agent run")) == "AGENT"
-    assert classify_span(span("1", **{"gen_ai__request__model": "m",
-                                      "gen_ai__tool__definitions": "[]"})) == "LLM"
+    assert (
+        classify_span(
+            span("1", **{"gen_ai__request__model": "m", "gen_ai__tool__definitions": "[]"})
+        )
+        == "LLM"
+    )
     assert classify_span(span("1", **{"llm__model_name": "m"})) == "LLM"
     assert classify_span(span("1", **{"langsmith__span__kind": "LLM"})) == "LLM"
     assert classify_span(span("1", kind="SERVER")) == "SERVER"
@@ -45,31 +64,55 @@ def test_agent_name_falls_back_to_service_name_then_otel() -> None:
     assert d.agent_name == "billing-bot" and "service.name" not in d.lacked
     d = derive_trace([span("1", resource={"service.name": "unknown_service:python"})])
     assert d.agent_name == "otel" and "service.name" in d.lacked
-    d = derive_trace([span("1", resource={"service.name": "svc", "iris.agent_name": "mine"},
-                           **{"gen_ai__agent__name": "other"})])
+    d = derive_trace(
+        [
+            span(
+                "1",
+                resource={"service.name": "svc", "iris.agent_name": "mine"},
+                **{"gen_ai__agent__name": "other"},
+            )
+        ]
+    )
     assert d.agent_name == "mine"
 
 
 def test_placeholder_agent_name_is_ignored() -> None:
-    d = derive_trace([
-        span("1", **{"gen_ai__agent__name": "OpenAI Agent", "gen_ai__operation__name": "chat"}),
-        span("2", parent="1", start=1_100_000_000,
-             **{"gen_ai__agent__name": "real", "gen_ai__operation__name": "invoke_agent"}),
-    ])
+    d = derive_trace(
+        [
+            span("1", **{"gen_ai__agent__name": "OpenAI Agent", "gen_ai__operation__name": "chat"}),
+            span(
+                "2",
+                parent="1",
+                start=1_100_000_000,
+                **{"gen_ai__agent__name": "real", "gen_ai__operation__name": "invoke_agent"},
+            ),
+        ]
+    )
     assert d.agent_name == "real"
 
 
 def test_iris_attributes() -> None:
     root = span(
-        "1", resource={"service.name": "svc", "iris.evaluate": "true", "iris.eval_type": "safety"},
-        **{"iris__input": "the ask", "iris__output": "the answer", "iris__run": "nightly-1",
-           "iris__case_key": "case-7", "iris__cost_usd": 0.25, "iris__prompt_tokens": 10,
-           "iris__completion_tokens": 5},
+        "1",
+        resource={"service.name": "svc", "iris.evaluate": "true", "iris.eval_type": "safety"},
+        **{
+            "iris__input": "the ask",
+            "iris__output": "the answer",
+            "iris__run": "nightly-1",
+            "iris__case_key": "case-7",
+            "iris__cost_usd": 0.25,
+            "iris__prompt_tokens": 10,
+            "iris__completion_tokens": 5,
+        },
     )
     child = span("2", parent="1", **{"iris__finalize": True, "gen_ai__usage__cost": 9.0})
     d = derive_trace([child, root])
-    assert (d.input, d.output, d.run, d.case_key) == ("the ask", "the answer", "nightly-1",
-                                                     "case-7")
+    assert (d.input, d.output, d.run, d.case_key) == (
+        "the ask",
+        "the answer",
+        "nightly-1",
+        "case-7",
+    )
     assert d.evaluate is True and d.eval_type == "safety"
     assert d.finalize_requested is True
     assert d.cost_usd == 0.25 and d.cost_source == "reported"
@@ -79,23 +122,39 @@ def test_iris_attributes() -> None:
 
 
 def test_reported_cost_sums_leaf_carriers() -> None:
-    d = derive_trace([
-        span("1", **{"llm__usage__total_cost": 1.0}),
-        span("2", parent="1", **{"gen_ai__usage__cost": 0.5, "gen_ai__request__model": "m"}),
-        span("3", parent="1", **{"gen_ai__usage__cost": 0.25, "gen_ai__request__model": "m"}),
-    ])
+    d = derive_trace(
+        [
+            span("1", **{"llm__usage__total_cost": 1.0}),
+            span("2", parent="1", **{"gen_ai__usage__cost": 0.5, "gen_ai__request__model": "m"}),
+            span("3", parent="1", **{"gen_ai__usage__cost": 0.25, "gen_ai__request__model": "m"}),
+        ]
+    )
     assert d.cost_usd == 0.75
 
 
 def test_tokens_not_double_counted_through_agent_totals() -> None:
-    d = derive_trace([
-        span("1", **{"gen_ai__operation__name": "invoke_agent", "gen_ai__usage__input_tokens": 30,
-                     "gen_ai__usage__output_tokens": 6}),
-        span("2", parent="1", **{"gen_ai__usage__input_tokens": 10,
-                                 "gen_ai__usage__output_tokens": 2}),
-        span("3", parent="1", **{"gen_ai__usage__input_tokens": 20,
-                                 "gen_ai__usage__output_tokens": 4}),
-    ])
+    d = derive_trace(
+        [
+            span(
+                "1",
+                **{
+                    "gen_ai__operation__name": "invoke_agent",
+                    "gen_ai__usage__input_tokens": 30,
+                    "gen_ai__usage__output_tokens": 6,
+                },
+            ),
+            span(
+                "2",
+                parent="1",
+                **{"gen_ai__usage__input_tokens": 10, "gen_ai__usage__output_tokens": 2},
+            ),
+            span(
+                "3",
+                parent="1",
+                **{"gen_ai__usage__input_tokens": 20, "gen_ai__usage__output_tokens": 4},
+            ),
+        ]
+    )
     assert d.token_usage is not None
     assert (d.token_usage.prompt_tokens, d.token_usage.completion_tokens) == (30, 6)
 
@@ -104,8 +163,17 @@ def test_python_reprs_are_not_input_or_output() -> None:
     assert is_python_repr("StopEvent(result='x')")
     assert is_python_repr("{'city': 'Paris'}")
     assert not is_python_repr("Hello (world)")
-    d = derive_trace([span("1", **{"input__value": "StartEvent()",
-                                   "output__value": "StopEvent(result=CompletionResponse())"})])
+    d = derive_trace(
+        [
+            span(
+                "1",
+                **{
+                    "input__value": "StartEvent()",
+                    "output__value": "StopEvent(result=CompletionResponse())",
+                },
+            )
+        ]
+    )
     assert d.input is None and d.output is None
     assert {"input", "output"} <= set(d.lacked)
 
@@ -123,34 +191,61 @@ def test_message_list_reduction() -> None:
     tool_only = [{"role": "assistant", "parts": [{"type": "tool_call", "id": "c", "name": "t"}]}]
     assert answer_from_value(json.dumps(tool_only)) is None
     assert ask_from_value(json.dumps({"question": "q?"})) == "q?"
-    lc = {"messages": [{"type": "human", "data": {"content": "hi"}},
-                       {"type": "ai", "data": {"content": "hello"}}]}
+    lc = {
+        "messages": [
+            {"type": "human", "data": {"content": "hi"}},
+            {"type": "ai", "data": {"content": "hello"}},
+        ]
+    }
     assert ask_from_value(json.dumps(lc)) == "hi" and answer_from_value(json.dumps(lc)) == "hello"
 
 
 def test_legacy_genai_attributes_and_events() -> None:
-    d = derive_trace([span("1", **{"gen_ai__prompt__0__role": "user",
-                                   "gen_ai__prompt__0__content": "legacy ask",
-                                   "gen_ai__completion__0__content": "legacy answer",
-                                   "llm__request__type": "chat"})])
+    d = derive_trace(
+        [
+            span(
+                "1",
+                **{
+                    "gen_ai__prompt__0__role": "user",
+                    "gen_ai__prompt__0__content": "legacy ask",
+                    "gen_ai__completion__0__content": "legacy answer",
+                    "llm__request__type": "chat",
+                },
+            )
+        ]
+    )
     assert (d.input, d.output) == ("legacy ask", "legacy answer")
-    ev = [SpanEventRecord("gen_ai.user.message", 1, {"content": "event ask"}),
-          SpanEventRecord("gen_ai.choice", 2, {"message": {"content": "event answer"}})]
+    ev = [
+        SpanEventRecord("gen_ai.user.message", 1, {"content": "event ask"}),
+        SpanEventRecord("gen_ai.choice", 2, {"message": {"content": "event answer"}}),
+    ]
     d = derive_trace([span("1", events=ev, **{"gen_ai__request__model": "m"})])
     assert (d.input, d.output) == ("event ask", "event answer")
-    ev = [SpanEventRecord("gen_ai.content.prompt", 1, {"gen_ai.prompt": "p"}),
-          SpanEventRecord("gen_ai.content.completion", 2, {"gen_ai.completion": "c"})]
+    ev = [
+        SpanEventRecord("gen_ai.content.prompt", 1, {"gen_ai.prompt": "p"}),
+        SpanEventRecord("gen_ai.content.completion", 2, {"gen_ai.completion": "c"}),
+    ]
     d = derive_trace([span("1", events=ev)])
     assert (d.input, d.output) == ("p", "c")
 
 
 def test_langsmith_session_and_kinds() -> None:
-    d = derive_trace([
-        span("1", name="my_chain", **{"langsmith__span__kind": "chain",
-                                      "langsmith__trace__name": "my_chain",
-                                      "langsmith__metadata__thread_id": "th-1"}),
-        span("2", parent="1", **{"langsmith__span__kind": "tool", "gen_ai__prompt": '{"x": 1}'}),
-    ])
+    d = derive_trace(
+        [
+            span(
+                "1",
+                name="my_chain",
+                **{
+                    "langsmith__span__kind": "chain",
+                    "langsmith__trace__name": "my_chain",
+                    "langsmith__metadata__thread_id": "th-1",
+                },
+            ),
+            span(
+                "2", parent="1", **{"langsmith__span__kind": "tool", "gen_ai__prompt": '{"x": 1}'}
+            ),
+        ]
+    )
     assert d.session_id == "th-1"
     assert d.agent_name == "my_chain"
     assert [s.kind for s in d.spans] == ["INTERNAL", "TOOL"]
@@ -160,19 +255,34 @@ def test_langsmith_session_and_kinds() -> None:
 def test_orphans_and_status() -> None:
     d = derive_trace([span("2", parent="9"), span("3", parent="2", start=1_500_000_000)])
     assert d.root_span_id == "2" and d.has_root is False and "root_span" in d.lacked
-    d = derive_trace([span("1"), span("2", parent="1", status="ERROR",
-                                      **{"gen_ai__operation__name": "invoke_agent"})])
+    d = derive_trace(
+        [
+            span("1"),
+            span("2", parent="1", status="ERROR", **{"gen_ai__operation__name": "invoke_agent"}),
+        ]
+    )
     assert d.status == "error"
-    d = derive_trace([span("1"), span("2", parent="1", status="ERROR",
-                                      **{"gen_ai__tool__name": "t"})])
+    d = derive_trace(
+        [span("1"), span("2", parent="1", status="ERROR", **{"gen_ai__tool__name": "t"})]
+    )
     assert d.status == "ok"
     assert d.tool_calls is not None and d.tool_calls[0].error == "error"
 
 
 def test_kwargs_capture_reads_as_kwargs() -> None:
-    d = derive_trace([span("1", **{"openinference__span__kind": "TOOL", "tool__name": "t",
-                                   "input__value": '{"args": [], "kwargs": {"a": 1}}',
-                                   "input__mime_type": "application/json"})])
+    d = derive_trace(
+        [
+            span(
+                "1",
+                **{
+                    "openinference__span__kind": "TOOL",
+                    "tool__name": "t",
+                    "input__value": '{"args": [], "kwargs": {"a": 1}}',
+                    "input__mime_type": "application/json",
+                },
+            )
+        ]
+    )
     assert d.tool_calls is not None and d.tool_calls[0].input == {"a": 1}
 
 

@@ -68,10 +68,29 @@ def expected(v: Any) -> Any:
 @given(st.dictionaries(st.text(max_size=12), values, max_size=6))
 @settings(max_examples=150, deadline=None)
 def test_json_attribute_values_round_trip(attrs: dict[str, Any]) -> None:
-    body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{
-        "traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "n",
-        "attributes": [{"key": k, "value": to_json_any(v)} for k, v in attrs.items()],
-    }]}]}]}).encode()
+    body = json.dumps(
+        {
+            "resourceSpans": [
+                {
+                    "scopeSpans": [
+                        {
+                            "spans": [
+                                {
+                                    "traceId": "0af7651916cd43dd8448eb211c80319c",
+                                    "spanId": "b7ad6b7169203331",
+                                    "name": "n",
+                                    "attributes": [
+                                        {"key": k, "value": to_json_any(v)}
+                                        for k, v in attrs.items()
+                                    ],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
     (span,) = decode_traces_json(body).spans
     assert span.attributes == expected(attrs)
 
@@ -81,11 +100,34 @@ json_garbage = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),
         st.dictionaries(
-            st.sampled_from(["resourceSpans", "scopeSpans", "spans", "traceId", "spanId",
-                             "attributes", "key", "value", "stringValue", "intValue",
-                             "arrayValue", "values", "kind", "status", "code", "events",
-                             "resource", "name", "kvlistValue", "bytesValue", "x"]),
-            inner, max_size=4),
+            st.sampled_from(
+                [
+                    "resourceSpans",
+                    "scopeSpans",
+                    "spans",
+                    "traceId",
+                    "spanId",
+                    "attributes",
+                    "key",
+                    "value",
+                    "stringValue",
+                    "intValue",
+                    "arrayValue",
+                    "values",
+                    "kind",
+                    "status",
+                    "code",
+                    "events",
+                    "resource",
+                    "name",
+                    "kvlistValue",
+                    "bytesValue",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=4,
+        ),
     ),
     max_leaves=20,
 )
@@ -116,8 +158,11 @@ def test_deeply_nested_json_is_a_decode_error() -> None:
         decode_traces_json(deep)
 
 
-@given(st.binary(max_size=4096), st.integers(min_value=0, max_value=5000),
-       st.sampled_from(["gzip", "deflate", "deflate-raw", None]))
+@given(
+    st.binary(max_size=4096),
+    st.integers(min_value=0, max_value=5000),
+    st.sampled_from(["gzip", "deflate", "deflate-raw", None]),
+)
 @settings(max_examples=200, deadline=None)
 def test_decompression_never_exceeds_cap(payload: bytes, cap: int, enc: str | None) -> None:
     if enc == "gzip":

@@ -33,16 +33,44 @@ def agent_request(
         start = base_ns + rng.randrange(10**12)
         question = f"question {rng.randrange(10**6)}"
         specs = [
-            (tool_id, root_id, "execute_tool lookup", [
-                ("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "lookup"),
-                ("gen_ai.tool.call.arguments", json.dumps({"q": question}))]),
-            (chat_id, root_id, "chat gpt-4o", [("gen_ai.operation.name", "chat"),
-             ("gen_ai.request.model", "gpt-4o"), ("gen_ai.usage.input_tokens", 50),
-             ("gen_ai.usage.output_tokens", 20),
-             ("gen_ai.output.messages", json.dumps([{"role": "assistant", "parts": [
-                 {"type": "text", "content": "the answer"}]}]))]),
-            (root_id, b"", "invoke_agent bot", [("gen_ai.operation.name", "invoke_agent"),
-             ("gen_ai.agent.name", "bot")]),
+            (
+                tool_id,
+                root_id,
+                "execute_tool lookup",
+                [
+                    ("gen_ai.operation.name", "execute_tool"),
+                    ("gen_ai.tool.name", "lookup"),
+                    ("gen_ai.tool.call.arguments", json.dumps({"q": question})),
+                ],
+            ),
+            (
+                chat_id,
+                root_id,
+                "chat gpt-4o",
+                [
+                    ("gen_ai.operation.name", "chat"),
+                    ("gen_ai.request.model", "gpt-4o"),
+                    ("gen_ai.usage.input_tokens", 50),
+                    ("gen_ai.usage.output_tokens", 20),
+                    (
+                        "gen_ai.output.messages",
+                        json.dumps(
+                            [
+                                {
+                                    "role": "assistant",
+                                    "parts": [{"type": "text", "content": "the answer"}],
+                                }
+                            ]
+                        ),
+                    ),
+                ],
+            ),
+            (
+                root_id,
+                b"",
+                "invoke_agent bot",
+                [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", "bot")],
+            ),
         ]
         for span_id, parent, name, attrs in specs:
             span = scope.spans.add()

@@ -58,8 +58,7 @@ def _baseline(rng_key: str, p: float) -> tuple[int, int]:
     return fails, n
 
 
-def _count_alarms(rng_key: str, p: float, up: float, down: float, h: float,
-                  steps: int) -> int:
+def _count_alarms(rng_key: str, p: float, up: float, down: float, h: float, steps: int) -> int:
     """In-control observations through the chart; S resets to 0 after an alarm."""
     rng = seeded_rng(rng_key)
     rand = rng.random
@@ -91,10 +90,12 @@ def test_25_in_control_rules_alarm_about_once_per_500_evaluations() -> None:
     for i, p in enumerate(RATES):
         fails, n = _baseline(f"scenario-18|baseline|{i}", p)
         limit = cusum_limit(fails, n)
-        rule_alarms += _count_alarms(f"scenario-18|rule|{i}", p, limit.up, limit.down,
-                                     limit.h, per_rule_steps)
-        agent_alarms += _count_alarms(f"scenario-18|agent|{i}", p, limit.up, limit.down,
-                                      limit.family_h(N_RULES), agent_steps)
+        rule_alarms += _count_alarms(
+            f"scenario-18|rule|{i}", p, limit.up, limit.down, limit.h, per_rule_steps
+        )
+        agent_alarms += _count_alarms(
+            f"scenario-18|agent|{i}", p, limit.up, limit.down, limit.family_h(N_RULES), agent_steps
+        )
     arl_per_rule = N_RULES * per_rule_steps / rule_alarms
     arl_per_agent = agent_steps / agent_alarms
     # Per rule: ~400 alarms, so the band is mostly baseline luck (8 seeds of
@@ -127,8 +128,19 @@ def test_stream_learns_watches_alarms_and_rebaselines() -> None:
     assert out["traceId"] == f"t{i - 1}" and out["baselineN"] == baseline_n
     assert out["monitoredN"] <= 400 and out["currentRate"] > 0.2
     assert out["statistic"] > out["h"] and out["streams"] == 1
-    assert set(out) == {"rule", "traceId", "run", "p0", "baselineN", "monitoredN",
-                        "monitoredFails", "currentRate", "h", "streams", "statistic"}
+    assert set(out) == {
+        "rule",
+        "traceId",
+        "run",
+        "p0",
+        "baselineN",
+        "monitoredN",
+        "monitoredFails",
+        "currentRate",
+        "h",
+        "streams",
+        "statistic",
+    }
     assert not stream.watching and stream.baseline_n == 0  # re-baselines from the next one
 
 
@@ -138,8 +150,11 @@ def test_regression_alarms_builds_streams_and_family_size() -> None:
     for t in range(900):
         for rule in ("a", "b"):
             p = 0.1 if t < 500 or rule == "b" else 0.5
-            obs.append(RuleObservation("bot", rule, rng.random() < p, f"{t:06d}",
-                                       trace_id=f"tr{t}", run="nightly"))
+            obs.append(
+                RuleObservation(
+                    "bot", rule, rng.random() < p, f"{t:06d}", trace_id=f"tr{t}", run="nightly"
+                )
+            )
     alarms = regression_alarms(obs)
     assert alarms, "a jump from 10% to 50% must alarm"
     assert {a.rule for a in alarms} == {"a"}

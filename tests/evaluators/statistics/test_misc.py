@@ -25,7 +25,8 @@ def test_smallest_detectable_spec_formula() -> None:
     z_two = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
     assert smallest_detectable(100, 100) == pytest.approx(z_one * (0.25 * 0.02) ** 0.5)
     assert smallest_detectable(100, 50, two_sided=True) == pytest.approx(
-        z_two * (0.25 * (1 / 100 + 1 / 50)) ** 0.5)
+        z_two * (0.25 * (1 / 100 + 1 / 50)) ** 0.5
+    )
     assert smallest_detectable(1, 1) == 1.0  # capped
     assert smallest_detectable(0, 10) is None
 
@@ -45,17 +46,21 @@ def test_paired_detectable_inverts_connor(pairs: int, pct: int) -> None:
 def test_cases_needed_round_trip() -> None:
     n = cases_needed(0.8, 0.7)
     assert n is not None
+
     # power at n is ≥ 0.8 by the normal approximation, below 0.8 at n − 2
     def power(m: int) -> float:
         se0 = (2 * 0.75 * 0.25 / m) ** 0.5
         se1 = ((0.8 * 0.2 + 0.7 * 0.3) / m) ** 0.5
         return float(stats.norm.sf((stats.norm.ppf(0.95) * se0 - 0.1) / se1))
+
     assert power(n) >= 0.8 > power(n - 2)
     assert cases_needed(0.5, 0.5) is None
 
 
-@given(st.lists(st.floats(min_value=0.0, max_value=10.0), min_size=20, max_size=200),
-       st.floats(min_value=0.0, max_value=50.0))
+@given(
+    st.lists(st.floats(min_value=0.0, max_value=10.0), min_size=20, max_size=200),
+    st.floats(min_value=0.0, max_value=50.0),
+)
 @settings(max_examples=200, deadline=None)
 def test_modified_z_definition(history: list[float], value: float) -> None:
     m = modified_z(value, history)
@@ -90,6 +95,7 @@ def test_drift_view() -> None:
     same = drift(40, 50, 41, 50).to_dict()
     assert same["difference"]["significant"] is False
     assert same["smallestDetectable"] == pytest.approx(
-        (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * (0.25 * 2 / 50) ** 0.5, abs=1e-4)
+        (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * (0.25 * 2 / 50) ** 0.5, abs=1e-4
+    )
     drop = drift(20, 50, 45, 50).to_dict()
     assert drop["difference"]["hi"] < 0 and drop["smallestDetectable"] is None

@@ -48,8 +48,7 @@ def _unpaired_ref(k1: int, n1: int, k2: int, n2: int, level: float) -> tuple[flo
     p1, l1, u1 = _wilson_ref(k1, n1, level)
     p2, l2, u2 = _wilson_ref(k2, n2, level)
     d = p1 - p2
-    return (max(-1.0, d - math.hypot(p1 - l1, u2 - p2)),
-            min(1.0, d + math.hypot(u1 - p1, p2 - l2)))
+    return (max(-1.0, d - math.hypot(p1 - l1, u2 - p2)), min(1.0, d + math.hypot(u1 - p1, p2 - l2)))
 
 
 def _paired_ref(a: int, b: int, c: int, d: int, level: float) -> tuple[float, float]:
@@ -79,8 +78,9 @@ small = st.integers(min_value=0, max_value=60)
 
 @given(st.integers(1, 300), st.integers(1, 300), st.data(), st.sampled_from([0.9, 0.95]))
 @settings(max_examples=200, deadline=None)
-def test_unpaired_matches_direct_formula(n1: int, n2: int, data: st.DataObject,
-                                         level: float) -> None:
+def test_unpaired_matches_direct_formula(
+    n1: int, n2: int, data: st.DataObject, level: float
+) -> None:
     k1 = data.draw(st.integers(0, n1))
     k2 = data.draw(st.integers(0, n2))
     iv = newcombe_interval(k1, n1, k2, n2, level)
@@ -104,8 +104,9 @@ def test_paired_matches_direct_formula(a: int, b: int, c: int, d: int, level: fl
 
 @given(small, small, small, small)
 @settings(max_examples=200, deadline=None)
-def test_paired_without_correlation_is_the_unpaired_interval(a: int, b: int, c: int,
-                                                             d: int) -> None:
+def test_paired_without_correlation_is_the_unpaired_interval(
+    a: int, b: int, c: int, d: int
+) -> None:
     """With φ̂ = 0 the paired interval is method 10 on the two margins (same n)."""
     n = a + b + c + d
     if n == 0 or phi_coefficient(a, b, c, d) != 0.0:
@@ -132,8 +133,9 @@ def test_paired_positive_agreement_narrows() -> None:
 
 @given(st.integers(1, 200), st.integers(1, 200), st.data())
 @settings(max_examples=150, deadline=None)
-def test_inverted_newcombe_p_value_matches_the_interval(n1: int, n2: int,
-                                                        data: st.DataObject) -> None:
+def test_inverted_newcombe_p_value_matches_the_interval(
+    n1: int, n2: int, data: st.DataObject
+) -> None:
     k1 = data.draw(st.integers(0, n1))
     k2 = data.draw(st.integers(0, n2))
     iv90 = newcombe_interval(k1, n1, k2, n2, 0.90)

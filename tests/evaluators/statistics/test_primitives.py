@@ -77,8 +77,10 @@ def test_clopper_pearson_matches_scipy(kn: tuple[int, int], level: float) -> Non
 
 # Beyond ~1e-6 of a success SciPy's own beta (Boost) overflows; the product never
 # sees such counts (k is a sum of per-case rates, each 0 or ≥ 1/attempts).
-@given(st.floats(min_value=0.5, max_value=400.0),
-       st.one_of(st.just(0.0), st.floats(min_value=1e-6, max_value=1.0)))
+@given(
+    st.floats(min_value=0.5, max_value=400.0),
+    st.one_of(st.just(0.0), st.floats(min_value=1e-6, max_value=1.0)),
+)
 @settings(max_examples=200, deadline=None)
 def test_clopper_pearson_fractional_k_uses_beta_quantiles(n: float, frac: float) -> None:
     n = float(math.floor(n)) or 1.0
@@ -95,14 +97,13 @@ def test_clopper_pearson_fractional_k_uses_beta_quantiles(n: float, frac: float)
 # Above 1/2 the reference is SciPy through the symmetry I_x(a, b) = 1 - I_{1-x}(b, a)
 # (1 - x is exact there): within a few ulps of 1, sp.betainc(0.5, 0.5, x) is off by
 # 3e-9 while the closed form 1 - (2/pi)·asin(sqrt(1 - x)) agrees with ours.
-@given(shape, shape,
-       st.one_of(st.sampled_from([0.0, 1.0]), st.floats(min_value=1e-300, max_value=1.0)))
+@given(
+    shape, shape, st.one_of(st.sampled_from([0.0, 1.0]), st.floats(min_value=1e-300, max_value=1.0))
+)
 @settings(max_examples=200, deadline=None)
 def test_betainc_matches_scipy(a: float, b: float, x: float) -> None:
-    if x > 0.5:
-        reference = 1.0 - float(sp.betainc(b, a, 1.0 - x))
-    else:
-        reference = float(sp.betainc(a, b, x))
+    upper = x > 0.5
+    reference = 1.0 - float(sp.betainc(b, a, 1.0 - x)) if upper else float(sp.betainc(a, b, x))
     assert betainc(a, b, x) == pytest.approx(reference, abs=TOL)
 
 
@@ -114,8 +115,14 @@ def test_betainc_near_one_matches_the_closed_form() -> None:
     assert betainc(0.5, 0.5, x) == pytest.approx(exact, abs=1e-15)
 
 
-@given(shape, shape, st.one_of(st.floats(min_value=1e-9, max_value=1 - 1e-9),
-                               st.sampled_from([0.005, 0.025, 0.05, 0.95, 0.975, 0.995])))
+@given(
+    shape,
+    shape,
+    st.one_of(
+        st.floats(min_value=1e-9, max_value=1 - 1e-9),
+        st.sampled_from([0.005, 0.025, 0.05, 0.95, 0.975, 0.995]),
+    ),
+)
 @settings(max_examples=200, deadline=None)
 def test_beta_ppf_matches_scipy(a: float, b: float, p: float) -> None:
     assert beta_ppf(p, a, b) == pytest.approx(float(stats.beta.ppf(p, a, b)), abs=TOL)
@@ -145,13 +152,17 @@ def test_mcnemar_exact_matches_binomtest(b: int, c: int) -> None:
 
 def test_mcnemar_large_counts_use_the_beta_identity() -> None:
     r = mcnemar_exact(2600, 2400)
-    assert r.p_worse == pytest.approx(stats.binomtest(2600, 5000, alternative="greater").pvalue,
-                                      rel=1e-8)
+    assert r.p_worse == pytest.approx(
+        stats.binomtest(2600, 5000, alternative="greater").pvalue, rel=1e-8
+    )
     assert r.p_two_sided == pytest.approx(stats.binomtest(2600, 5000).pvalue, rel=1e-8)
 
 
-@given(st.integers(min_value=0, max_value=60), st.integers(min_value=0, max_value=60),
-       st.integers(min_value=0, max_value=200))
+@given(
+    st.integers(min_value=0, max_value=60),
+    st.integers(min_value=0, max_value=60),
+    st.integers(min_value=0, max_value=200),
+)
 @settings(max_examples=150, deadline=None)
 def test_mcnemar_interval_agrees_with_the_one_sided_test(b: int, c: int, same: int) -> None:
     """The 90% difference interval excludes 0 exactly when a one-sided 5% test fires."""
@@ -179,13 +190,22 @@ def test_benjamini_hochberg_matches_scipy(ps: list[float]) -> None:
 def test_benjamini_hochberg_hand_example() -> None:
     # m = 4: q_(i) = min_{j≥i} 4·p_(j)/j
     assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx(
-        [0.04, 0.0533333333, 0.0533333333, 0.5])
+        [0.04, 0.0533333333, 0.0533333333, 0.5]
+    )
     assert benjamini_hochberg([]) == []
 
 
 def test_determinism() -> None:
-    first = [clopper_pearson_interval(3.7, 11), beta_ppf(0.025, 0.3, 900.0),
-             mcnemar_exact(7, 1), benjamini_hochberg([0.2, 0.01, 0.03])]
-    again = [clopper_pearson_interval(3.7, 11), beta_ppf(0.025, 0.3, 900.0),
-             mcnemar_exact(7, 1), benjamini_hochberg([0.2, 0.01, 0.03])]
+    first = [
+        clopper_pearson_interval(3.7, 11),
+        beta_ppf(0.025, 0.3, 900.0),
+        mcnemar_exact(7, 1),
+        benjamini_hochberg([0.2, 0.01, 0.03]),
+    ]
+    again = [
+        clopper_pearson_interval(3.7, 11),
+        beta_ppf(0.025, 0.3, 900.0),
+        mcnemar_exact(7, 1),
+        benjamini_hochberg([0.2, 0.01, 0.03]),
+    ]
     assert first == again

@@ -11,8 +11,9 @@ def _rows(spec: dict[str, list[bool]], run: str = "r1") -> list[EvalRow]:
     out = []
     for key, results in spec.items():
         for i, ok in enumerate(results):
-            out.append(EvalRow(f"e-{key}-{i}", passed=ok, case_key=key, run=run,
-                               trace_id=f"t-{key}-{i}"))
+            out.append(
+                EvalRow(f"e-{key}-{i}", passed=ok, case_key=key, run=run, trace_id=f"t-{key}-{i}")
+            )
     return out
 
 

@@ -19,19 +19,40 @@ from evaluators.statistics import (
 from evaluators.statistics.reevaluation import ReevaluationOutcome
 from evaluators.statistics.rows import Outcome
 
-PROV = {"engine_version": "0.1.0", "ruleset_hash": "a" * 64, "config_hash": "c" * 64,
-        "agent_name": "bot", "eval_type": "all"}
+PROV = {
+    "engine_version": "0.1.0",
+    "ruleset_hash": "a" * 64,
+    "config_hash": "c" * 64,
+    "agent_name": "bot",
+    "eval_type": "all",
+}
 
 
-def _row(run: str, key: str | None, passed: bool, *, rules: tuple[RuleOutcome, ...] = (),
-         state: str = "", created: str = "2025-01-01T00:00:00", trace: str | None = None,
-         **prov: str) -> EvalRow:
+def _row(
+    run: str,
+    key: str | None,
+    passed: bool,
+    *,
+    rules: tuple[RuleOutcome, ...] = (),
+    state: str = "",
+    created: str = "2025-01-01T00:00:00",
+    trace: str | None = None,
+    **prov: str,
+) -> EvalRow:
     p = {**PROV, **prov}
     return EvalRow(
-        evaluation_id=f"ev-{run}-{key}-{trace or ''}-{created}", passed=passed, state=state,
-        trace_id=trace or f"tr-{run}-{key}", case_key=key, run=run, rules=rules,
-        agent_name=p["agent_name"], engine_version=p["engine_version"],
-        ruleset_hash=p["ruleset_hash"], config_hash=p["config_hash"], eval_type=p["eval_type"],
+        evaluation_id=f"ev-{run}-{key}-{trace or ''}-{created}",
+        passed=passed,
+        state=state,
+        trace_id=trace or f"tr-{run}-{key}",
+        case_key=key,
+        run=run,
+        rules=rules,
+        agent_name=p["agent_name"],
+        engine_version=p["engine_version"],
+        ruleset_hash=p["ruleset_hash"],
+        config_hash=p["config_hash"],
+        eval_type=p["eval_type"],
         created_at=created,
     )
 
@@ -118,8 +139,9 @@ def test_paired_small_change_is_undetermined_with_detectable_size() -> None:
     assert r.paired.p_worse == pytest.approx(mcnemar_exact(2, 1).p_worse)
     assert r.smallest_detectable == pytest.approx(smallest_detectable(30, 30))
     assert r.smallest_detectable is not None
-    assert r.smallest_detectable == pytest.approx((1.6448536269514722 + 0.8416212335729143)
-                                                  * (0.25 * (2 / 30)) ** 0.5)
+    assert r.smallest_detectable == pytest.approx(
+        (1.6448536269514722 + 0.8416212335729143) * (0.25 * (2 / 30)) ** 0.5
+    )
     assert r.cases_to_decide is not None and r.cases_to_decide.design == "paired"
     assert r.cases_to_decide.cases > 30
     out = r.to_dict()
@@ -151,8 +173,11 @@ def test_equivalence_with_caller_margin() -> None:
     out = r.to_dict()["equivalent_within"]
     assert out["margin_source"] == "caller" and out["margin"] == 0.05
     assert out["interval"]["lo"] > -0.05 and out["interval"]["hi"] < 0.05
-    small = compare_runs(_run("b", dict(list(before.items())[:20])),
-                         _run("a", dict(list(after.items())[:20])), equivalence_margin=0.05)
+    small = compare_runs(
+        _run("b", dict(list(before.items())[:20])),
+        _run("a", dict(list(after.items())[:20])),
+        equivalence_margin=0.05,
+    )
     assert small.call == "undetermined"
     with pytest.raises(ValueError):
         compare_runs(_run("b", before), _run("a", after), equivalence_margin=0.0)
@@ -166,8 +191,12 @@ def test_per_rule_regressions_with_benjamini_hochberg() -> None:
     rb, ra = [], []
     for i in range(60):
         key = f"k{i}"
-        before_rules = _rules(no_stub_output="passed", max_steps="passed", no_pii="passed",
-                              sentence_count="failed" if i < 10 else "passed")
+        before_rules = _rules(
+            no_stub_output="passed",
+            max_steps="passed",
+            no_pii="passed",
+            sentence_count="failed" if i < 10 else "passed",
+        )
         after_rules = _rules(
             no_stub_output="failed" if i < 12 else "passed",  # clear regression
             max_steps="failed" if i == 0 else "passed",  # one new fail: not significant
@@ -188,7 +217,8 @@ def test_per_rule_regressions_with_benjamini_hochberg() -> None:
     assert [x["rule"] for x in out["improvements"]] == ["sentence_count"]
     assert "sentence_count" not in regs
     assert out["critical_rises"] == [
-        {"rule": "no_pii", "failed_before": 0, "failed_after": 1, "new_on": ["k5"]}]
+        {"rule": "no_pii", "failed_before": 0, "failed_after": 1, "new_on": ["k5"]}
+    ]
     flip = out["discordant"][0]
     assert flip["direction"] == "regressed" and "no_stub_output" in flip["rules"]
     assert flip["before_evaluation_id"] != flip["after_evaluation_id"]
@@ -197,8 +227,9 @@ def test_per_rule_regressions_with_benjamini_hochberg() -> None:
 def test_coverage_lost_withholds_an_improvement() -> None:
     rb, ra = [], []
     for i in range(40):
-        before_rules = _rules(no_stub_output="failed" if i < 12 else "passed",
-                              grounded_in_reads="passed")
+        before_rules = _rules(
+            no_stub_output="failed" if i < 12 else "passed", grounded_in_reads="passed"
+        )
         after_rules = _rules(no_stub_output="passed", grounded_in_reads="skipped")
         rb.append(_row("b", f"k{i}", i >= 12, rules=before_rules))
         ra.append(_row("a", f"k{i}", True, rules=after_rules))
@@ -206,8 +237,16 @@ def test_coverage_lost_withholds_an_improvement() -> None:
     assert r.paired is not None and r.paired.c == 12
     assert not r.better and r.improvement_withheld and r.call == "undetermined"
     lost = r.to_dict()["coverage"]["lost"]
-    assert lost == [{"rule": "grounded_in_reads", "judged_before": 40, "of_before": 40,
-                     "judged_after": 0, "of_after": 40, "on_shared": 0}]
+    assert lost == [
+        {
+            "rule": "grounded_in_reads",
+            "judged_before": 40,
+            "of_before": 40,
+            "judged_after": 0,
+            "of_after": 40,
+            "on_shared": 0,
+        }
+    ]
     assert "withheld" in r.summary
     # the rule that ran in one run only is not tested
     assert r.rules_tested == 1
@@ -215,8 +254,9 @@ def test_coverage_lost_withholds_an_improvement() -> None:
 
 def test_unknown_counts_as_not_checked_and_fell_not_checked() -> None:
     before = RunData("b", [_row("b", f"k{i}", True) for i in range(5)])
-    after = RunData("a", [_row("a", f"k{i}", i != 0, state="unknown" if i == 0 else "")
-                          for i in range(5)])
+    after = RunData(
+        "a", [_row("a", f"k{i}", i != 0, state="unknown" if i == 0 else "") for i in range(5)]
+    )
     out = compare_runs(before, after).to_dict()
     assert out["after"]["not_checked"] == 1 and out["after"]["n"] == 5
     assert out["after"]["passed"] == 4
@@ -236,12 +276,23 @@ def test_most_recent_evaluation_per_trace_wins() -> None:
 
 def test_dataset_restriction() -> None:
     before = _run("b", {"k1": True, "k2": True, "k3": False})
-    after = RunData("a", [*_run("a", {"k1": False, "k2": True, "x": True}).rows,
-                          _row("a", None, True, trace="nokey")])
+    after = RunData(
+        "a",
+        [
+            *_run("a", {"k1": False, "k2": True, "x": True}).rows,
+            _row("a", None, True, trace="nokey"),
+        ],
+    )
     ds = Dataset("ds-1", "golden", 2, frozenset({"k1", "k2"}))
     out = compare_runs(before, after, dataset=ds).to_dict()
-    assert out["dataset"] == {"id": "ds-1", "label": "golden", "version": 2, "cases": 2,
-                              "matched_before": 2, "matched_after": 2}
+    assert out["dataset"] == {
+        "id": "ds-1",
+        "label": "golden",
+        "version": 2,
+        "cases": 2,
+        "matched_before": 2,
+        "matched_after": 2,
+    }
     assert out["before"]["n"] == 2 and out["after"]["n"] == 2
 
 
@@ -259,7 +310,10 @@ def test_discordant_list_is_capped() -> None:
 
 def test_from_stored_evaluation_shape() -> None:
     ev = {
-        "id": "eval_1", "trace_id": "t" * 32, "eval_type": "safety", "passed": False,
+        "id": "eval_1",
+        "trace_id": "t" * 32,
+        "eval_type": "safety",
+        "passed": False,
         "verdict": {"state": "unknown", "passed": False},
         "provenance": {"irisVersion": "0.1.0", "rulesetHash": "r", "configHash": "c"},
         "rule_results": [
@@ -267,21 +321,30 @@ def test_from_stored_evaluation_shape() -> None:
             {"ruleName": "max_steps", "verdict": "skipped", "skipped": True},
             {"ruleName": "x", "passed": True},
         ],
-        "run": "r1", "case_key": "k", "session_id": None, "agent_name": "bot",
+        "run": "r1",
+        "case_key": "k",
+        "session_id": None,
+        "agent_name": "bot",
         "created_at": "2025-01-01T00:00:00Z",
     }
     row = EvalRow.from_evaluation(ev)
     assert row.not_checked and row.engine_version == "0.1.0" and row.ruleset_hash == "r"
     assert [(r.rule, r.outcome, r.critical) for r in row.rules] == [
-        ("no_pii", "failed", True), ("max_steps", "skipped", False), ("x", "passed", False)]
+        ("no_pii", "failed", True),
+        ("max_steps", "skipped", False),
+        ("x", "passed", False),
+    ]
 
 
 def test_compare_runs_is_deterministic() -> None:
     before = _run("b", {f"k{i}": i % 3 != 0 for i in range(50)})
     after = _run("a", {f"k{i}": i % 4 != 0 for i in range(50)})
-    assert compare_runs(before, after).to_dict() == compare_runs(
-        RunData("b", list(reversed(before.rows))), RunData("a", list(reversed(after.rows)))
-    ).to_dict()
+    assert (
+        compare_runs(before, after).to_dict()
+        == compare_runs(
+            RunData("b", list(reversed(before.rows))), RunData("a", list(reversed(after.rows)))
+        ).to_dict()
+    )
 
 
 def test_reevaluation_run_id_and_plan() -> None:
@@ -289,14 +352,17 @@ def test_reevaluation_run_id_and_plan() -> None:
     assert rid == "nightly-1+reeval-0123456789ab"
     assert reevaluation_run_id("nightly-1", "0123456789abcdef" * 4) == rid
     assert len(reevaluation_run_id("x" * 400, "f" * 64)) == 256
-    plan = plan_reevaluation("nightly-1", ["t1", "t2", "t3", "t2"], "H",
-                             {"t1": "H", "t2": "old", "t3": None})
+    plan = plan_reevaluation(
+        "nightly-1", ["t1", "t2", "t3", "t2"], "H", {"t1": "H", "t2": "old", "t3": None}
+    )
     assert plan.target_run == "nightly-1+reeval-H"
     assert plan.to_evaluate == ("t2", "t3") and plan.already_current == ("t1",)
-    again = plan_reevaluation("nightly-1", ["t1", "t2", "t3"], "H",
-                              {"t1": "H", "t2": "H", "t3": "H"})
+    again = plan_reevaluation(
+        "nightly-1", ["t1", "t2", "t3"], "H", {"t1": "H", "t2": "H", "t3": "H"}
+    )
     assert again.to_evaluate == () and again.traces == 3  # a repeat does no work
     out = ReevaluationOutcome(plan, evaluated=1, passed=1, failed=(("t3", "no output"),)).to_dict()
-    assert out["already_current"] == 1 and out["failed"] == [{"trace_id": "t3",
-                                                               "reason": "no output"}]
+    assert out["already_current"] == 1 and out["failed"] == [
+        {"trace_id": "t3", "reason": "no output"}
+    ]
     assert out["run"] == "nightly-1+reeval-H" and out["source_run"] == "nightly-1"

@@ -7,11 +7,22 @@ the orphans are kept and judged as they are), or a finalize was requested.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, func, or_, select, text, update
+from sqlalchemy import (
+    Connection,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    func,
+    or_,
+    select,
+    text,
+    tuple_,
+    update,
+)
 
 from storage import search
 from storage.fastinsert import insert_rows
@@ -24,18 +35,12 @@ log_events = cast(Table, LogEventRow.__table__)
 jobs = cast(Table, EvaluationJob.__table__)
 
 
-@dataclass(frozen=True)
-class DueTrace:
-    tenant_id: str
-    trace_id: str
-    last_span_at: datetime
-
-
-def due_traces(
-    conn: Connection, *, now: datetime, grace: timedelta, idle: timedelta, limit: int = 500
-) -> list[DueTrace]:
-    stmt = (
-        select(traces.c.tenant_id, traces.c.trace_id, traces.c.last_span_at)
+def _due_keys(*, now: datetime, grace: timedelta, idle: timedelta, limit: int) -> Select[Any]:
+    """(tenant, trace) of up to ``limit`` open traces that are due, oldest first:
+    root seen and quiet for ``grace``, quiet for ``idle`` without one, or
+    finalize requested."""
+    return (
+        select(traces.c.tenant_id, traces.c.trace_id)
         .where(
             and_(
                 traces.c.status == "open",
@@ -49,9 +54,6 @@ def due_traces(
         .order_by(traces.c.last_span_at)
         .limit(limit)
     )
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update(skip_locked=True, of=traces)
-    return [DueTrace(*row) for row in conn.execute(stmt)]
 
 
 def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime | None:
@@ -97,36 +99,32 @@ def ready_due(
     """Mark due traces ready and queue their jobs, in bulk, in the caller's
     transaction; returns how many became ready.
 
-    A trace that received a span after it was selected keeps ``open`` (its
-    ``last_span_at`` moved). The job is queued when the trace is to be judged
+    The job is queued when the trace is to be judged
     (its own ``iris.evaluate`` or the service default, within the re-evaluation
     cap) or when its fields still need deriving from its spans.
     """
-    due = due_traces(conn, now=now, grace=grace, idle=idle, limit=limit)
-    if not due:
-        return 0
+    due = _due_keys(now=now, grace=grace, idle=idle, limit=limit)
+    if conn.dialect.name == "postgresql":
+        # Another sweeper (a second receiver) takes other traces, not these.
+        due = due.with_for_update(skip_locked=True, of=traces)
+    # One statement: the traces are chosen and marked in the same step, so a
+    # span arriving meanwhile waits for this transaction and then reopens the
+    # trace at its next revision. (Selecting first and updating trace by
+    # trace cost ~30 µs of Python per readied trace in the receiving process.)
     result = conn.execute(
         update(traces)
         .where(
             and_(
-                traces.c.tenant_id == bindparam("b_tenant"),
-                traces.c.trace_id == bindparam("b_trace"),
                 traces.c.status == "open",
-                traces.c.last_span_at == bindparam("b_last"),
+                tuple_(traces.c.tenant_id, traces.c.trace_id).in_(due),
             )
         )
-        .values(status="ready", ready_at=bindparam("b_marker"))
-        .execution_options(synchronize_session=False),
-        [
-            {
-                "b_tenant": d.tenant_id,
-                "b_trace": d.trace_id,
-                "b_last": d.last_span_at,
-                "b_marker": now,
-            }
-            for d in due
-        ],
+        .values(status="ready", ready_at=now)
+        .execution_options(synchronize_session=False)
     )
+    readied = max(int(result.rowcount or 0), 0)
+    if not readied:
+        return 0
     conn.execute(
         _ENQUEUE_READIED,
         {
@@ -136,7 +134,7 @@ def ready_due(
             "marker": now,
         },
     )
-    return max(int(result.rowcount or 0), 0)
+    return readied
 
 
 def spans_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[Any]:

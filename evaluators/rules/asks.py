@@ -12,8 +12,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from evaluators.lexical.terms import STOPWORDS, stem, words
+from evaluators.text.linear import LinearPattern
 
-_BULLET = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)]|[a-zA-Z][.)])[ \t]+(.+?)[ \t]*$", re.M)
+# Run by RE2 (``LinearPattern``): on a bullet line with a long run of blanks
+# inside, ``re`` re-scanned the rest of the run after every character the lazy
+# item took, quadratic in its length.
+_BULLET = LinearPattern(
+    re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)]|[a-zA-Z][.)])[ \t]+(.+?)[ \t]*$", re.M)
+)
 _ENUM = re.compile(r"(?:\((\d{1,2}|[a-z]|[ivx]{1,4})\)|(?<![\w(])(\d{1,2}|[a-z])\))\s+")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "finally", "lastly", "then")
 _ORD_RE = re.compile(r"\b(first|second|third|fourth|fifth|finally|lastly)\b[,:]?\s*", re.I)
@@ -62,6 +68,30 @@ def _part_terms(text: str) -> list[str]:
     return [w for w in words(text) if len(w) > 2 and w not in STOPWORDS]
 
 
+def _rstrip_joiners(text: str) -> str:
+    end = len(text)
+    while end and (text[end - 1] in ",;" or text[end - 1].isspace()):
+        end -= 1
+    return text[:end]
+
+
+def _trim_joiner(seg: str) -> str:
+    r"""``re.sub(r"[\s,;]*(?:and|or)?\s*$", "", seg)`` in linear time.
+
+    The search tried every start in a long run of blanks and commas and
+    scanned the rest of the run from each (quadratic). It removes the longest
+    tail that is ``[\s,;]*``, an optional "and"/"or", then ``\s*`` (``str``'s
+    whitespace is ``re``'s ``\s``). The word, if any, must end where the
+    trailing blanks begin (it ends in a letter), so: strip the blanks, drop a
+    final "and"/"or", then strip blanks and commas; with no word, strip blanks
+    and commas from the end."""
+    head = seg.rstrip()
+    for word in ("and", "or"):
+        if head.endswith(word):
+            return _rstrip_joiners(head[: -len(word)])
+    return _rstrip_joiners(seg)
+
+
 def split_ask(ask: str) -> list[AskPart]:
     """Return declared parts, or ``[]`` when the ask declares none."""
     bullets = list(_BULLET.finditer(ask))
@@ -73,7 +103,7 @@ def split_ask(ask: str) -> list[AskPart]:
         for i, m in enumerate(enums):
             end = enums[i + 1].start() if i + 1 < len(enums) else len(ask)
             seg = ask[m.end() : end]
-            seg_stripped = re.sub(r"[\s,;]*(?:and|or)?\s*$", "", seg.rstrip(" .?!\n"))
+            seg_stripped = _trim_joiner(seg.rstrip(" .?!\n"))
             parts.append(
                 AskPart(
                     seg_stripped,
@@ -122,6 +152,10 @@ def measurable(part: AskPart) -> bool:
 
 
 _ORD_WORD = {"1": "first", "2": "second", "3": "third", "4": "fourth", "5": "fifth"}
+# A line opening with the ordinal word. Run by RE2 (``LinearPattern``): from
+# every line start of a long blank or punctuation stretch ``re`` re-scanned the
+# rest of it with ``\W*``, quadratic in its length.
+_LEAD_WORD = {w: LinearPattern(re.compile(rf"^\W*{w}\b", re.I | re.M)) for w in _ORD_WORD.values()}
 _LETTER_NUM = {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 
 
@@ -135,7 +169,7 @@ def mirrors_marker(marker: str | None, output: str) -> bool:
     if re.search(rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M):
         return True
     word = _ORD_WORD.get(_LETTER_NUM.get(marker, marker))
-    return bool(word and re.search(rf"^\W*{word}\b", output, re.I | re.M))
+    return bool(word and _LEAD_WORD[word].search(output))
 
 
 def engaged_terms(

@@ -14,9 +14,13 @@ from typing import Any
 from evaluators.context import EvalContext
 from evaluators.rules import hallucination_grounded
 from evaluators.rules.base import Outcome, count, pattern, span
+from evaluators.text.linear import LinearPattern
 
-_SUM = re.compile(
-    r"(\d[\d,]*(?:\.\d+)?)((?:\s*\+\s*\d[\d,]*(?:\.\d+)?)+)\s*=\s*(\d[\d,]*(?:\.\d+)?)"
+# "a + b = c". Run by RE2 (see ``LinearPattern``): ``re`` re-scans a run of
+# digits from every digit in it, and a chain "1+1+1+..." with no "=" from every
+# addend, so a long run took quadratic time.
+_SUM = LinearPattern(
+    re.compile(r"(\d[\d,]*(?:\.\d+)?)((?:\s*\+\s*\d[\d,]*(?:\.\d+)?)+)\s*=\s*(\d[\d,]*(?:\.\d+)?)")
 )
 _CITE = re.compile(r"\[\d{1,3}\]")
 _EXPERT = re.compile(r"\b(?:Dr\.|Professor|according to|study by|research by|paper by)", re.I)

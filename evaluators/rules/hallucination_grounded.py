@@ -28,6 +28,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from evaluators.rules.scan import anchored_finditer, lowered_twin
+from evaluators.text.linear import LinearMatch, LinearPattern
 from evaluators.text.literals import LiteralSet
 from evaluators.text.starts import CharStarts, tried_at
 
@@ -481,16 +482,20 @@ _FAILURE_HINTS: tuple[str, ...] = (
     "code",
     " 5",
 )
-_SUCCESS_CLAIM = re.compile(
-    r"(?:^|[\n.!?]\s*)(?:done|all set|you'?re all set|success)\b"
-    r"|\bi(?:'ve| have)? (?:successfully )?(?:updated|deleted|removed|created|sent|changed|set|"
-    r"added|moved|cleaned|cancel+ed|applied|merged|deployed|migrated|fixed)\b"
-    r"|\b(?:all green|all (?:\d+ )?tests? passed|(?:the )?(?:suite|tests?|build) (?:passed|"
-    r"is green|succeeded)|safe to merge"
-    r"|in good standing|no payment issues|no (?:server[- ]side |backend |5xx )?(?:errors|"
-    r"failures)(?: at all)?"
-    r"|completed successfully|went through|nothing failed|no action needed)\b",
-    re.I,
+# Run by RE2 (``LinearPattern``): from every newline of a long blank stretch
+# ``re`` re-scanned the rest of it for the word, quadratic in its length.
+_SUCCESS_CLAIM = LinearPattern(
+    re.compile(
+        r"(?:^|[\n.!?]\s*)(?:done|all set|you'?re all set|success)\b"
+        r"|\bi(?:'ve| have)? (?:successfully )?(?:updated|deleted|removed|created|sent|changed|set|"
+        r"added|moved|cleaned|cancel+ed|applied|merged|deployed|migrated|fixed)\b"
+        r"|\b(?:all green|all (?:\d+ )?tests? passed|(?:the )?(?:suite|tests?|build) (?:passed|"
+        r"is green|succeeded)|safe to merge"
+        r"|in good standing|no payment issues|no (?:server[- ]side |backend |5xx )?(?:errors|"
+        r"failures)(?: at all)?"
+        r"|completed successfully|went through|nothing failed|no action needed)\b",
+        re.I,
+    )
 )
 _FAILURE_ACK = re.compile(
     r"\b(?:fail(?:ed|s|ure|ures|ing)?|error(?:ed|s)?|couldn'?t|could not|unable to|denied|declined|"
@@ -521,10 +526,14 @@ _EMPTY_ACK = re.compile(
     re.I,
 )
 
-_SEVERITY = re.compile(
-    r"\b(?P<w>critical|high|moderate|medium|low)(?:\s+|-)(?:severity|(?:[\w-]+\s+)?vulnerabilit(?:y|ies))\b"
-    r"|\bseverity(?:\s+(?:of|is)|:)?\s+(?P<w2>critical|high|moderate|medium|low)\b",
-    re.I,
+# Run by RE2 (``LinearPattern``): from every severity word in a run like
+# "low-low-low-..." ``re`` re-scanned the rest of the run for a space.
+_SEVERITY = LinearPattern(
+    re.compile(
+        r"\b(?P<w>critical|high|moderate|medium|low)(?:\s+|-)(?:severity|(?:[\w-]+\s+)?vulnerabilit(?:y|ies))\b"
+        r"|\bseverity(?:\s+(?:of|is)|:)?\s+(?P<w2>critical|high|moderate|medium|low)\b",
+        re.I,
+    )
 )
 
 # Where the material sets a flag: a JSON object with "enabled", an assignment
@@ -620,10 +629,14 @@ _NEGATION_BEFORE = re.compile(
     r"\b(?:not|don't|do not|never|avoid|no|without|shouldn't|should not|won't)\b[^.]{0,25}$", re.I
 )
 
-_INCLUSIVE_SOURCE = re.compile(
-    r"\$?(?P<n>\d[\d,]*(?:\.\d+)?)\s+or\s+(?:more|above|greater|higher|over)\b|"
-    r"\bat least\s+\$?(?P<n2>\d[\d,]*(?:\.\d+)?)|(?:≥|>=)\s*\$?(?P<n3>\d[\d,]*(?:\.\d+)?)",
-    re.I,
+# Run by RE2 (``LinearPattern``): ``re`` re-scanned a run of digits from
+# every digit in it looking for " or more", quadratic in its length.
+_INCLUSIVE_SOURCE = LinearPattern(
+    re.compile(
+        r"\$?(?P<n>\d[\d,]*(?:\.\d+)?)\s+or\s+(?:more|above|greater|higher|over)\b|"
+        r"\bat least\s+\$?(?P<n2>\d[\d,]*(?:\.\d+)?)|(?:≥|>=)\s*\$?(?P<n3>\d[\d,]*(?:\.\d+)?)",
+        re.I,
+    )
 )
 _EXCLUSIVE_CLAIM = re.compile(
     r"\b(?:above|over|more than|greater than|exceeds?|exceeding|"
@@ -689,12 +702,24 @@ _STATUS_CLAIM = re.compile(
 _VERSION_ANY = re.compile(
     r"(?<![\w.])v?\d+\.\d+\.\d+(?:[-+][\w.]+)?(?![\w.])|(?<![\w.])v\d+\.\d+(?![\w.])"
 )
-_VERSION_BOUND_SOURCE = re.compile(
-    r"(?P<name>[A-Za-z][\w-]*)[\"']?\s*(?:[:=@]|==|>=|\s)\s*[\"']?v?(?P<ver>\d+(?:\.\d+)+)\b"
+# Run by RE2 (``LinearPattern``): ``re`` re-scanned a run of word characters
+# (a hex dump) from every letter in it, quadratic in its length.
+_VERSION_BOUND_SOURCE = LinearPattern(
+    re.compile(
+        r"(?P<name>[A-Za-z][\w-]*)[\"']?\s*(?:[:=@]|==|>=|\s)\s*[\"']?v?(?P<ver>\d+(?:\.\d+)+)\b"
+    )
 )
-_VERSION_BOUND_CLAIM = re.compile(
-    r"\b(?P<name>[A-Za-z][\w-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)\b(?![.\d]*\s*(?:%|[a-zA-Z]))"
+# A claim "name 1.2" is ``\b(?P<name>[A-Za-z][\w-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)\b``
+# not followed by ``[.\d]*\s*(?:%|[a-zA-Z])`` (a percentage, a unit, a word).
+# As one search that tried every letter of a long run of ``[\w-]`` and scanned
+# the rest of the run from each (quadratic on "x-x-x-..."). Now RE2 finds the
+# claim and ``re`` checks what follows (``_version_claims``). The check was a
+# lookahead; it is the same at every end the version could be cut back to, as
+# the characters cut are all ``[.\d]``, which the check's run takes anyway.
+_VERSION_CLAIM = LinearPattern(
+    re.compile(r"\b(?P<name>[A-Za-z][\w-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)\b")
 )
+_NOT_A_VERSION_AFTER = re.compile(r"[.\d]*+\s*+(?:%|[a-zA-Z])")
 
 _ROLE_CLAIM = re.compile(
     r"\b(?:is|was|as)\s+(?:the\s+|a\s+|an\s+|its\s+)?(?P<role>co-?founder|founder|ceo|cto|cfo|coo|president|chair(?:man|woman)?|owner|inventor|creator)\b",
@@ -713,6 +738,20 @@ _FILE_RUN = re.compile(r"[\w.-]*")
 _DOT_LETTER = re.compile(r"\.[A-Za-z]")
 
 
+def _version_claims(text: str) -> Iterator[LinearMatch]:
+    """What the claim pattern with its lookahead found, in linear time."""
+    stand = _VERSION_CLAIM.stand_in(text)
+    pos = 0
+    while (m := _VERSION_CLAIM.search(text, pos, stand)) is not None:
+        if _NOT_A_VERSION_AFTER.match(text, m.end()) is None:
+            yield m
+            pos = m.end()
+        else:
+            # Every later start inside the name's run reaches the same run end,
+            # so the same version and the same failed check: resume after it.
+            pos = m.end("name")
+
+
 def _version_matches(text: str) -> Iterator[re.Match[str]]:
     return anchored_finditer(_VERSION_ANY, _DIGIT_DOT_DIGIT, text, _VERSION_RUN, b"1.1")
 
@@ -721,11 +760,13 @@ def _file_matches(text: str) -> Iterator[re.Match[str]]:
     return anchored_finditer(_FILE_TOKEN, _DOT_LETTER, text, _FILE_RUN)
 
 
-_TABLE_CSV = re.compile(
-    r"^\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*,\s*(?P<rest>[^\n]*\d[^\n]*)$", re.M
+# Both run by RE2 (``LinearPattern``): from every line start of a long blank
+# stretch ``re`` re-scanned the rest of it, quadratic in its length.
+_TABLE_CSV = LinearPattern(
+    re.compile(r"^\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*,\s*(?P<rest>[^\n]*\d[^\n]*)$", re.M)
 )
-_TABLE_PIPE = re.compile(
-    r"^\s*\|\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*\|(?P<rest>[^\n]*\d[^\n]*)$", re.M
+_TABLE_PIPE = LinearPattern(
+    re.compile(r"^\s*\|\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*\|(?P<rest>[^\n]*\d[^\n]*)$", re.M)
 )
 _CLAUSE_STOP = re.compile(r"[,.;:—()\n]| with | and | while | but ")
 
@@ -927,7 +968,6 @@ def _times(out: str, mat: Material) -> Iterator[Signal]:
 _FAILURE_ACK_LOWER = lowered_twin(_FAILURE_ACK)
 _ATTRIBUTION_LOWER = lowered_twin(_ATTRIBUTION)
 _DENIAL_LOWER = lowered_twin(_DENIAL)
-_SUCCESS_CLAIM_LOWER = lowered_twin(_SUCCESS_CLAIM)
 
 
 def _false_success(out: str, mat: Material) -> Iterator[Signal]:
@@ -941,11 +981,9 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
         low = out.lower()
         if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low)):
             return
-        claim = _SUCCESS_CLAIM_LOWER.search(low)
-    else:
-        if _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
-            return
-        claim = _SUCCESS_CLAIM.search(out)
+    elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
+        return
+    claim = _SUCCESS_CLAIM.search(out)
     if claim is None:
         return
     s, e = claim.start(), claim.end()
@@ -1054,8 +1092,8 @@ def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
     if not any(k in mat.lower for k in (" or ", "at least", "≥", ">=")):
         return
     inclusive: set[float] = set()
-    for m in _INCLUSIVE_SOURCE.finditer(mat.text):
-        raw = m.group("n") or m.group("n2") or m.group("n3")
+    for found in _INCLUSIVE_SOURCE.finditer(mat.text):
+        raw = found.group("n") or found.group("n2") or found.group("n3")
         inclusive.add(float(raw.replace(",", "")))
     if not inclusive:
         return
@@ -1151,22 +1189,22 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     bound: dict[str, set[str]] = {}
     if not _DIGIT_DOT_DIGIT.search(mat.text):
         return  # every bound version has a dotted number
-    for m in _VERSION_BOUND_SOURCE.finditer(mat.text):
-        bound.setdefault(m.group("name").lower(), set()).add(m.group("ver"))
+    for found in _VERSION_BOUND_SOURCE.finditer(mat.text):
+        bound.setdefault(found.group("name").lower(), set()).add(found.group("ver"))
     if not bound:
         return
-    for m in _VERSION_BOUND_CLAIM.finditer(out):
-        name = m.group("name").lower()
+    for claim in _version_claims(out):
+        name = claim.group("name").lower()
         if name not in bound:
             continue
-        ver = m.group("ver")
+        ver = claim.group("ver")
         parts = ver.split(".")
         if not any(b.split(".")[: len(parts)] == parts for b in bound[name]):
             yield (
                 "version_contradicts_material",
-                m.start(),
-                m.end(),
-                f"{m.group(0)}; the material pins {name} at {', '.join(sorted(bound[name]))}",
+                claim.start(),
+                claim.end(),
+                f"{claim.group(0)}; the material pins {name} at {', '.join(sorted(bound[name]))}",
             )
 
 
@@ -1204,10 +1242,10 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
     """A row label given another row's figure (Berlin at Austin's 214)."""
     rows: dict[str, set[float]] = {}
     for rx in (_TABLE_CSV, _TABLE_PIPE):
-        for m in rx.finditer(mat.source):
-            vals = {n.value for n in numbers(m.group("rest"))}
+        for row in rx.finditer(mat.source):
+            vals = {n.value for n in numbers(row.group("rest"))}
             if vals:
-                rows.setdefault(m.group("label").strip().lower(), set()).update(vals)
+                rows.setdefault(row.group("label").strip().lower(), set()).update(vals)
     if len(rows) < 2:
         return
     owner: dict[float, set[str]] = {}

@@ -9,10 +9,11 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from storage.fastinsert import COPY_MIN_ROWS, insert_rows
-from storage.models import LogEventRow, SpanRow
+from storage.models import EvaluationJob, LogEventRow, SpanRow
 from storage.spans import spans
 
 log_events = LogEventRow.__table__
+jobs = EvaluationJob.__table__
 
 
 def _span(i: int) -> dict[str, object]:
@@ -85,3 +86,28 @@ def test_json_values_keep_their_types(engine: Engine) -> None:
     with engine.connect() as conn:
         bodies = [r.body for r in conn.execute(select(log_events).order_by(log_events.c.id))]
     assert bodies == [r["body"] for r in rows]
+
+
+def test_rows_of_a_table_with_a_generated_key(engine: Engine) -> None:
+    """Staged rows leave the key to the table (``evaluation_jobs.id``)."""
+    now = datetime(2026, 11, 30, 5, 0, 0)
+    rows = [
+        {
+            "tenant_id": "t",
+            "trace_id": f"{i:032x}",
+            "revision": 1,
+            "eval_type": None,
+            "evaluate": True,
+            "state": "pending",
+            "attempts": 0,
+            "created_at": now,
+            "updated_at": now,
+        }
+        for i in range(COPY_MIN_ROWS * 2)
+    ]
+    with engine.begin() as conn:
+        insert_rows(conn, jobs, rows, ignore_conflicts=True)
+        insert_rows(conn, jobs, rows, ignore_conflicts=True)  # (trace, revision) is unique
+    with engine.connect() as conn:
+        ids = [r.id for r in conn.execute(select(jobs.c.id).order_by(jobs.c.id))]
+    assert len(ids) == len(rows) == len(set(ids))

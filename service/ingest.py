@@ -147,17 +147,11 @@ def shared_resources(
     if otlp is None:
         return None, {}
     keys: dict[bytes, str | None] = {}
-    resources: dict[str, bytes] = {}
-    out: list[tuple[bytes, str | None]] = []
-    for span_bytes, raw in otlp:
-        key = keys.get(raw, "")
-        if key == "":
-            key = resource_hash(raw) if raw else None
-            keys[raw] = key
-            if key is not None:
-                resources[key] = raw
-        out.append((span_bytes, key))
-    return out, resources
+    for _, raw in otlp:
+        if raw not in keys:
+            keys[raw] = resource_hash(raw) if raw else None
+    resources = {key: raw for raw, key in keys.items() if key is not None}
+    return [(span_bytes, keys[raw]) for span_bytes, raw in otlp], resources
 
 
 # The protobuf decoder of the ingest path (records carry wire bytes).

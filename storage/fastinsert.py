@@ -71,7 +71,18 @@ def insert_rows(
         return
     columns = tuple(rows[0])
     sql, kinds = _plan(dialect, table, columns, ignore_conflicts)
-    sqlite = dialect == "sqlite"
+    conn.exec_driver_sql(sql, _tuples(rows, columns, kinds, sqlite=dialect == "sqlite"))
+
+
+def _tuples(
+    rows: Sequence[dict[str, Any]],
+    columns: tuple[str, ...],
+    kinds: tuple[str, ...],
+    *,
+    sqlite: bool,
+) -> list[tuple[Any, ...]]:
+    """The rows as driver tuples: JSON columns as text, and on SQLite datetimes
+    in the text form SQLAlchemy reads back; every other value as it is."""
     pick = itemgetter(*columns)
     special = [
         (i, kind)
@@ -79,29 +90,28 @@ def insert_rows(
         if kind == "json" or (sqlite and kind == "datetime")
     ]
     if len(columns) == 1:
-        params: list[Any] = [(pick(row),) for row in rows]
-    elif not special:
-        params = [pick(row) for row in rows]
-    else:
-        # Rows of one request share their datetimes (received_at): format each once.
-        formatted: dict[datetime, str] = {}
-        params = []
-        append = params.append
-        for row in rows:
-            values = list(pick(row))
-            for i, kind in special:
-                value = values[i]
-                if value is None:
-                    continue
-                if kind == "json":
-                    values[i] = _dumps(value)
-                else:
-                    text = formatted.get(value)
-                    if text is None:
-                        text = formatted[value] = _sqlite_datetime(value)
-                    values[i] = text
-            append(tuple(values))
-    conn.exec_driver_sql(sql, params)
+        return [(pick(row),) for row in rows]
+    if not special:
+        return [pick(row) for row in rows]
+    # Rows of one request share their datetimes (received_at): format each once.
+    formatted: dict[datetime, str] = {}
+    params: list[tuple[Any, ...]] = []
+    append = params.append
+    for row in rows:
+        values = list(pick(row))
+        for i, kind in special:
+            value = values[i]
+            if value is None:
+                continue
+            if kind == "json":
+                values[i] = _dumps(value)
+            else:
+                text = formatted.get(value)
+                if text is None:
+                    text = formatted[value] = _sqlite_datetime(value)
+                values[i] = text
+        append(tuple(values))
+    return params
 
 
 # Below this many rows a pipelined executemany is as fast as COPY's extra statements.
@@ -122,22 +132,7 @@ def _copy_rows(
     """
     columns = tuple(rows[0])
     names = ", ".join(f'"{c}"' for c in columns)
-    kinds = _plan("postgresql", table, columns, ignore)[1]
-    json_at = [i for i, kind in enumerate(kinds) if kind == "json"]
-    pick = itemgetter(*columns)
-    if len(columns) == 1:
-        values: list[tuple[Any, ...]] = [(pick(row),) for row in rows]
-    else:
-        values = [pick(row) for row in rows]
-    if json_at:
-        converted = []
-        for row_values in values:
-            items = list(row_values)
-            for i in json_at:
-                if items[i] is not None:
-                    items[i] = _dumps(items[i])
-            converted.append(tuple(items))
-        values = converted
+    values = _tuples(rows, columns, _plan("postgresql", table, columns, ignore)[1], sqlite=False)
     target = _staging_table(conn, table) if ignore else table.name
     # The dialect is PostgreSQL, and the driver Iris ships for it is psycopg 3.
     driver = cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)

@@ -40,20 +40,20 @@ class CharStarts:
         characters before its start, so a leading lookbehind decides as it
         would in the full scan."""
         match = pattern.match
-        pos = 0
         if text.isascii():
             find = text.encode("ascii").translate(self._table).find
-            while (c := find(1, pos)) >= 0:
-                m = match(text, c)
-                if m is None:
-                    pos = c + 1
-                    continue
-                yield m
-                pos = m.end() if m.end() > c else c + 1
-            return
-        search = self.klass.search
-        while (hit := search(text, pos)) is not None:
-            c = hit.start()
+
+            def next_start(pos: int) -> int:
+                return find(1, pos)
+        else:
+            search = self.klass.search
+
+            def next_start(pos: int) -> int:
+                hit = search(text, pos)
+                return -1 if hit is None else hit.start()
+
+        pos = 0
+        while (c := next_start(pos)) >= 0:
             m = match(text, c)
             if m is None:
                 pos = c + 1

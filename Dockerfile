@@ -15,7 +15,12 @@ COPY evaluators ./evaluators
 COPY storage ./storage
 COPY migrations ./migrations
 COPY recipes ./recipes
-RUN pip install --no-cache-dir .
+# gcc builds the C span scanner (receivers/otlp/_spanscan.c), then leaves.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && pip install --no-cache-dir . \
+ && python -c "import receivers.otlp._spanscan" \
+ && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 
 USER iris
 EXPOSE 6920 4317

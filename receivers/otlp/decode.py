@@ -17,6 +17,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
@@ -159,8 +160,95 @@ INGEST_ATTRIBUTE_KEYS: frozenset[str] = frozenset(
 
 
 def decode_traces_protobuf_lean(body: bytes) -> DecodedBatch:
-    """Like ``decode_traces_protobuf`` but without converting attributes (ingest path)."""
-    return lean_records_from_message(parse_trace_request(body))
+    """Like ``decode_traces_protobuf`` but without converting attributes (ingest path).
+
+    upb parses the body first, which validates it (wire format, UTF-8) and
+    locates errors; the records then come from the C span scanner when it is
+    built (``scanned_records``), else from the parsed message.
+    """
+    req = parse_trace_request(body)
+    if _spanscan is not None:
+        batch = scanned_records(body, req)
+        if batch is not None:
+            return batch
+    return lean_records_from_message(req)
+
+
+# The compiled span scanner (receivers/otlp/_spanscan.c); absent when the
+# package was installed without a C compiler, and then the parsed message is
+# read instead, with the same records.
+try:
+    from receivers.otlp import _spanscan  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the build
+    _spanscan = None
+
+_SCAN_KEYS: tuple[str, ...] = tuple(sorted(INGEST_ATTRIBUTE_KEYS))
+
+
+def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch | None:
+    """``lean_records_from_message(req)``'s records, read by the C scanner from ``body``.
+
+    ``req`` is ``body`` parsed (so the body is valid); it still supplies
+    what is read once per ``ResourceSpans`` or ``ScopeSpans`` (the resource,
+    the scope). Each span's bytes are its slice of the body rather than a
+    re-serialization: the same message for every reader. Returns None (the
+    caller reads ``req`` instead) when the scanner declines the body, which
+    it does only for shapes exporters do not send (a repeated
+    ``KeyValue.value``), or if its structure disagrees with upb's.
+    """
+    try:
+        scanned = _spanscan.scan(body, _SCAN_KEYS)
+    except ValueError:
+        return None
+    resource_spans = req.resource_spans
+    if len(scanned) != len(resource_spans):
+        return None
+    batch = DecodedBatch(otlp=[])
+    append = batch.spans.append
+    assert batch.otlp is not None
+    blob = batch.otlp.append
+    kinds, codes = OTLP_SPAN_KINDS, OTLP_STATUS_CODES
+    for ri, (rs, scopes) in enumerate(zip(resource_spans, scanned, strict=True)):
+        scope_spans = rs.scope_spans
+        if len(scopes) != len(scope_spans):
+            return None
+        resource_pb = rs.resource
+        resource = pb_attributes(resource_pb.attributes)
+        resource_bytes = resource_pb.SerializeToString()
+        for si, (ss, spans) in enumerate(zip(scope_spans, scopes, strict=True)):
+            if len(spans) != len(ss.spans):
+                return None
+            scope = ss.scope
+            scope_name, scope_version = scope.name or None, scope.version or None
+            for i, t in enumerate(spans):
+                if t[0] is None:
+                    batch.reject(_pb_reason(ri, si, i, t[1], t[2], t[3]))
+                    continue
+                attrs = t[10]
+                if attrs:
+                    for key, val in attrs.items():
+                        if type(val) is tuple:  # array, kvlist or bytes: upb converts
+                            attrs[key] = pb_any(AnyValue.FromString(val[0]))
+                append(
+                    SpanRecord(
+                        t[0],
+                        t[1],
+                        t[3],
+                        t[2],
+                        kinds.get(t[4], "UNSPECIFIED"),
+                        t[5],
+                        t[6],
+                        codes.get(t[7], "UNSET"),
+                        t[8],
+                        attrs,
+                        [],
+                        resource,
+                        scope_name,
+                        scope_version,
+                    )
+                )
+                blob((t[9], resource_bytes))
+    return batch
 
 
 def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:

@@ -18,9 +18,9 @@ import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-from receivers.otlp.decode import DecodedBatch, lean_records_from_message
+from receivers.otlp.decode import DecodedBatch, decode_traces_protobuf_lean
 from receivers.otlp.errors import OtlpDecodeError
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs, decode_logs_protobuf
@@ -93,25 +93,34 @@ async def _run_sink(
     raise AssertionError("unreachable: abort raises")
 
 
-class TraceReceiver(trace_service_pb2_grpc.TraceServiceServicer):
+class TraceReceiver:
+    """``TraceService/Export``, handed the request's raw bytes (see ``build_server``).
+
+    The body is decoded by the HTTP receiver's protobuf decoder, so both
+    protocols take the same path (the C span scanner reads the wire bytes)
+    and an undecodable body is ``INVALID_ARGUMENT`` naming where it broke.
+    """
+
+    SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+
     def __init__(self, sink: TraceSink, api_key: str | None):
         self.sink = sink
         self.api_key = api_key
 
     async def Export(
         self,
-        request: trace_service_pb2.ExportTraceServiceRequest,
+        request: bytes,
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> trace_service_pb2.ExportTraceServiceResponse:
         await _check_auth(context, self.api_key)
         try:
-            batch = lean_records_from_message(request)
+            batch = decode_traces_protobuf_lean(request)
         except OtlpDecodeError as exc:
             await _abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT, str(exc)
             )
             raise
-        outcome = await _run_sink(context, self.sink(batch, request.ByteSize()))
+        outcome = await _run_sink(context, self.sink(batch, len(request)))
         response = trace_service_pb2.ExportTraceServiceResponse()
         if outcome.rejected:
             response.partial_success.rejected_spans = outcome.rejected
@@ -156,8 +165,14 @@ def build_server(
             ("grpc.max_send_message_length", 4 * 1024 * 1024),
         ],
     )
-    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(
-        TraceReceiver(trace_sink, api_key), server
+    traces = TraceReceiver(trace_sink, api_key)
+    # No request deserializer: Export gets the bytes as they arrived.
+    handler = grpc.unary_unary_rpc_method_handler(
+        traces.Export,
+        response_serializer=trace_service_pb2.ExportTraceServiceResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(TraceReceiver.SERVICE, {"Export": handler}),)
     )
     logs_service_pb2_grpc.add_LogsServiceServicer_to_server(
         LogsReceiver(logs_sink, api_key), server

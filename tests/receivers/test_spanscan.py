@@ -1,0 +1,257 @@
+"""The C span scanner gives exactly the records of the upb path, on any input.
+
+``scanned_records`` (C, the ingest path) must agree with
+``lean_records_from_message`` (the parsed message read through upb) on
+every fixture, on generated requests with every id, kind, status and
+attribute shape, and on non-canonical encodings (repeated fields, unknown
+fields, wrong wire types); and the scanner must refuse malformed bytes with
+``ValueError``, never read past them.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
+
+from receivers.otlp import decode
+from receivers.otlp.decode import (
+    INGEST_ATTRIBUTE_KEYS,
+    DecodedBatch,
+    decode_traces_protobuf_lean,
+    lean_records_from_message,
+    parse_trace_request,
+    scanned_records,
+)
+from tests.receivers.fixtures_support import FIXTURES, needs_fixtures
+
+spanscan = pytest.importorskip("receivers.otlp._spanscan")
+
+
+def test_the_scanner_is_built_and_used() -> None:
+    """CI machines have a compiler: the ingest path must run the C scanner there."""
+    assert decode._spanscan is spanscan
+
+
+def _assert_same(body: bytes) -> DecodedBatch:
+    req = parse_trace_request(body)
+    expected = lean_records_from_message(req)
+    got = scanned_records(body, req)
+    assert got is not None
+    assert got.spans == expected.spans
+    assert got.rejected_spans == expected.rejected_spans
+    assert got.rejection_reasons == expected.rejection_reasons
+    assert got.otlp is not None and expected.otlp is not None
+    assert len(got.otlp) == len(expected.otlp)
+    for (span_got, resource_got), (span_exp, resource_exp) in zip(
+        got.otlp, expected.otlp, strict=True
+    ):
+        assert resource_got == resource_exp
+        assert Span.FromString(span_got) == Span.FromString(span_exp)
+    return got
+
+
+def _pb_fixtures() -> list[str]:
+    if not FIXTURES.is_dir():
+        return []
+    return sorted(
+        str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.pb") if ".logs." not in p.name
+    )
+
+
+@needs_fixtures
+@pytest.mark.parametrize("rel", _pb_fixtures())
+def test_every_fixture_scans_to_the_upb_records(rel: str) -> None:
+    assert _assert_same((FIXTURES / rel).read_bytes()).spans
+
+
+# -- generated requests -------------------------------------------------------
+
+KEYS = [*sorted(INGEST_ATTRIBUTE_KEYS), "gen_ai.request.model", "other", ""]
+texts = st.text(max_size=12)
+
+
+def _scalar_values() -> st.SearchStrategy[AnyValue]:
+    return st.one_of(
+        st.just(AnyValue()),
+        texts.map(lambda v: AnyValue(string_value=v)),
+        st.booleans().map(lambda v: AnyValue(bool_value=v)),
+        st.integers(-(2**63), 2**63 - 1).map(lambda v: AnyValue(int_value=v)),
+        st.floats(allow_nan=False).map(lambda v: AnyValue(double_value=v)),
+        st.binary(max_size=6).map(lambda v: AnyValue(bytes_value=v)),
+    )
+
+
+def _values() -> st.SearchStrategy[AnyValue]:
+    def nest(inner: st.SearchStrategy[AnyValue]) -> st.SearchStrategy[AnyValue]:
+        array = st.lists(inner, max_size=3).map(
+            lambda vs: AnyValue(array_value={"values": list(vs)})
+        )
+        kvlist = st.lists(st.tuples(texts, inner), max_size=3).map(
+            lambda kvs: AnyValue(
+                kvlist_value={"values": [KeyValue(key=k, value=v) for k, v in kvs]}
+            )
+        )
+        return st.one_of(array, kvlist)
+
+    return st.recursive(_scalar_values(), nest, max_leaves=5)
+
+
+ids = st.one_of(
+    st.binary(min_size=16, max_size=16),
+    st.just(b"\x00" * 16),
+    st.binary(max_size=20),
+)
+short_ids = st.one_of(
+    st.binary(min_size=8, max_size=8), st.just(b"\x00" * 8), st.just(b""), st.binary(max_size=10)
+)
+
+
+@st.composite
+def spans(draw: st.DrawFn) -> Span:
+    span = Span(
+        trace_id=draw(ids),
+        span_id=draw(short_ids),
+        parent_span_id=draw(short_ids),
+        name=draw(texts),
+        kind=draw(st.integers(-3, 8)),
+        start_time_unix_nano=draw(st.integers(0, 2**64 - 1)),
+        end_time_unix_nano=draw(st.integers(0, 2**64 - 1)),
+    )
+    span.status.code = draw(st.integers(-1, 4))
+    span.status.message = draw(texts)
+    for key, value in draw(st.lists(st.tuples(st.sampled_from(KEYS), _values()), max_size=6)):
+        kv = span.attributes.add(key=key)
+        if draw(st.booleans()):
+            kv.value.CopyFrom(value)
+    return span
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> ExportTraceServiceRequest:
+    req = ExportTraceServiceRequest()
+    for _ in range(draw(st.integers(0, 2))):
+        rs = ResourceSpans()
+        rs.resource.attributes.add(key="service.name").value.string_value = draw(texts)
+        for _ in range(draw(st.integers(0, 2))):
+            ss = ScopeSpans()
+            ss.scope.name = draw(texts)
+            ss.spans.extend(draw(st.lists(spans(), max_size=3)))
+            rs.scope_spans.append(ss)
+        req.resource_spans.append(rs)
+    return req
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests())
+def test_generated_requests_scan_to_the_upb_records(req: ExportTraceServiceRequest) -> None:
+    _assert_same(req.SerializeToString())
+
+
+# -- non-canonical encodings ---------------------------------------------------
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, wire: int, payload: bytes) -> bytes:
+    tag = _varint(number << 3 | wire)
+    if wire == 2:
+        return tag + _varint(len(payload)) + payload
+    return tag + payload
+
+
+def _request_of(span_bytes: bytes) -> bytes:
+    scope_spans = _field(2, 2, span_bytes)
+    resource_spans = _field(2, 2, scope_spans)
+    return _field(1, 2, resource_spans)
+
+
+TRACE = bytes(range(1, 17))
+SPAN = bytes(range(1, 9))
+BASE = _field(1, 2, TRACE) + _field(2, 2, SPAN) + _field(5, 2, b"chat")
+
+# each piece is appended to a valid span and must be read as protobuf reads it
+ODD_PIECES = {
+    "repeated name: last wins": _field(5, 2, b"second"),
+    "repeated trace id: last wins": _field(1, 2, bytes(range(2, 18))),
+    "status twice: merged": _field(15, 2, _field(3, 0, b"\x02"))
+    + _field(15, 2, _field(2, 2, b"late")),
+    "kind with the wrong wire type: unknown": _field(6, 2, b"x"),
+    "start time as varint: unknown": _field(7, 0, b"\x05"),
+    "unknown varint, fixed32, fixed64 and group": _field(99, 0, b"\x01")
+    + _field(98, 5, b"abcd")
+    + _field(97, 1, struct.pack("<q", -1))
+    + _varint(96 << 3 | 3)
+    + _field(1, 0, b"\x01")
+    + _varint(96 << 3 | 4),
+    "negative kind (ten-byte varint)": _field(6, 0, _varint(2**64 - 1)),
+    "attribute whose value oneof changes": _field(
+        9,
+        2,
+        _field(1, 2, b"gen_ai.operation.name")
+        + _field(2, 2, _field(1, 2, b"chat") + _field(3, 0, b"\x07")),
+    ),
+    "attribute with a double": _field(
+        9,
+        2,
+        _field(1, 2, b"gen_ai.operation.name") + _field(2, 2, _field(4, 1, struct.pack("<d", 2.5))),
+    ),
+    "attribute without a value": _field(9, 2, _field(1, 2, b"iris.finalize")),
+    "attribute key twice": _field(
+        9, 2, _field(1, 2, b"other") + _field(1, 2, b"gen_ai.operation.name")
+    ),
+}
+
+
+@pytest.mark.parametrize("piece", list(ODD_PIECES.values()), ids=list(ODD_PIECES))
+def test_non_canonical_spans_scan_as_protobuf_parses_them(piece: bytes) -> None:
+    body = _request_of(BASE + piece)
+    assert _assert_same(body).spans
+
+
+def test_a_repeated_attribute_value_is_declined_and_read_through_upb() -> None:
+    kv = _field(1, 2, b"gen_ai.operation.name")
+    kv += _field(2, 2, _field(1, 2, b"chat")) + _field(2, 2, _field(3, 0, b"\x01"))
+    body = _request_of(BASE + _field(9, 2, kv))
+    assert scanned_records(body, parse_trace_request(body)) is None
+    batch = decode_traces_protobuf_lean(body)
+    assert batch.spans[0].attributes == {"gen_ai.operation.name": 1}
+
+
+# -- malformed bytes -----------------------------------------------------------
+
+VALID = _request_of(
+    BASE + _field(9, 2, _field(1, 2, b"gen_ai.operation.name") + _field(2, 2, _field(1, 2, b"x")))
+)
+
+
+@pytest.mark.parametrize("cut", range(1, len(VALID)))
+def test_truncated_bodies_are_refused_not_overread(cut: int) -> None:
+    # the outer length prefix covers the whole body, so every cut runs past it
+    with pytest.raises(ValueError, match="OTLP span scan"):
+        spanscan.scan(VALID[:cut], tuple(INGEST_ATTRIBUTE_KEYS))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_crash_the_scanner(body: bytes) -> None:
+    try:
+        out = spanscan.scan(body, tuple(INGEST_ATTRIBUTE_KEYS))
+    except (ValueError, UnicodeDecodeError):
+        return
+    assert isinstance(out, list)

@@ -268,7 +268,7 @@ def _dump_bodies(protocol: str, args: argparse.Namespace, where: Path) -> list[b
 
 def run_breakdown(protocol: str, args: argparse.Namespace) -> dict[str, float]:
     """Per-stage CPU time of the request path, run in this process on dumped bodies."""
-    from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
+    from receivers.otlp.decode import decode_traces_json
     from service.ingest import decode_otlp_protobuf, jobs_for_batch
     from storage import migrate
     from storage.engine import make_engine
@@ -281,12 +281,9 @@ def run_breakdown(protocol: str, args: argparse.Namespace) -> dict[str, float]:
             _empty_database(args.db_url)
         engine = make_engine(args.db_url or f"sqlite:///{tmp / 'iris.db'}")
         migrate.upgrade(engine)
-        # gRPC hands the sink a parsed message converted in full (records_from_message);
-        # OTLP/HTTP protobuf takes the lean path that keeps spans as wire bytes.
-        decode = {
-            "http-json": decode_traces_json,
-            "grpc": decode_traces_protobuf,
-        }.get(protocol, decode_otlp_protobuf)
+        # OTLP/HTTP protobuf and gRPC (handed the raw bytes) take the lean path
+        # that keeps spans as wire bytes; OTLP/JSON converts every attribute.
+        decode = decode_traces_json if protocol == "http-json" else decode_otlp_protobuf
         stages = {"decode": 0.0, "rows": 0.0, "apply": 0.0, "commit": 0.0}
         clock = time.process_time
         pending: list[SpanBatchWrite] = []

@@ -74,6 +74,28 @@ def span_row(
     }
 
 
+# (span name, OTLP kind, ingest attributes) -> (Iris kind, finalize requested).
+# A span's classification depends on nothing else, and an exporter sends few
+# distinct combinations (operation × span name), so the convention tables are
+# consulted once per combination, not once per span.
+_SPAN_FACTS: dict[tuple[Any, ...], tuple[str, bool]] = {}
+SPAN_FACTS_MAX = 4096
+
+
+def span_facts(record: SpanRecord) -> tuple[str, bool]:
+    """``(classify_span(record), finalize_requested(record))``, memoised."""
+    try:
+        key = (record.name, record.kind, *record.attributes.items())
+        known = _SPAN_FACTS.get(key)
+    except TypeError:  # an unhashable value (array, key-value list): not memoised
+        return classify_span(record), finalize_requested(record)
+    if known is None:
+        if len(_SPAN_FACTS) >= SPAN_FACTS_MAX:
+            _SPAN_FACTS.clear()
+        known = _SPAN_FACTS[key] = (classify_span(record), finalize_requested(record))
+    return known
+
+
 def build_deltas(
     spans: list[SpanRecord],
     tenant_id: str,
@@ -94,8 +116,9 @@ def build_deltas(
         resource: dict[str, Any] = {}
         for i in indexes:
             r = spans[i]
+            iris_kind, finalizes = span_facts(r)
             rows.append(
-                span_row(r, classify_span(r), tenant_id, now, otlp[i] if otlp is not None else None)
+                span_row(r, iris_kind, tenant_id, now, otlp[i] if otlp is not None else None)
             )
             if not r.parent_span_id and root_span_id is None:
                 root_span_id = r.span_id
@@ -104,7 +127,7 @@ def build_deltas(
                 first = start
             if r.status_code == "ERROR":
                 error = True
-            if not finalize and finalize_requested(r):
+            if finalizes:
                 finalize = True
             if not resource and r.resource:
                 resource = r.resource

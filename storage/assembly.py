@@ -11,22 +11,31 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
+    DateTime,
+    ScalarSelect,
     Select,
     Table,
     and_,
     bindparam,
-    func,
-    or_,
+    false,
     select,
     text,
+    true,
     tuple_,
     update,
 )
 
 from storage import search
 from storage.fastinsert import insert_rows
-from storage.models import EvaluationJob, LogEventRow, SpanRow, Trace
+from storage.models import (
+    OPEN_TRACE,
+    EvaluationJob,
+    LogEventRow,
+    SpanRow,
+    Trace,
+)
 from storage.spans import span_select
 
 traces = cast(Table, Trace.__table__)
@@ -35,42 +44,65 @@ log_events = cast(Table, LogEventRow.__table__)
 jobs = cast(Table, EvaluationJob.__table__)
 
 
-def _due_keys(*, now: datetime, grace: timedelta, idle: timedelta, limit: int) -> Select[Any]:
-    """(tenant, trace) of up to ``limit`` open traces that are due, oldest first:
-    root seen and quiet for ``grace``, quiet for ``idle`` without one, or
-    finalize requested."""
-    return (
-        select(traces.c.tenant_id, traces.c.trace_id)
-        .where(
-            and_(
-                traces.c.status == "open",
-                or_(
-                    and_(traces.c.has_root.is_(True), traces.c.last_span_at <= now - grace),
-                    traces.c.last_span_at <= now - idle,
-                    traces.c.finalize_requested.is_(True),
-                ),
-            )
+def _due_keys(
+    *, now: datetime, grace: timedelta, idle: timedelta, limit: int, dialect: str
+) -> list[Select[Any]]:
+    """One query per reason a trace is due, each of up to ``limit`` (tenant,
+    trace) of open traces, oldest first: finalize requested, root seen and
+    quiet for ``grace``, quiet for ``idle`` without one.
+
+    Each is one range of the partial index over open traces
+    (``ix_traces_open_due``: finalize, root, last span), so a sweep reads the
+    traces it readies and not every open trace: its cost does not grow with
+    traffic. (A root seen and quiet for ``idle`` is due too, hence the
+    earlier of the two bounds for traces with a root.)
+    """
+    reasons = [
+        (true(), None, None),
+        (false(), true(), now - min(grace, idle)),
+        (false(), false(), now - idle),
+    ]
+    queries = []
+    for finalize, has_root, bound in reasons:
+        query = select(traces.c.tenant_id, traces.c.trace_id).where(
+            text(OPEN_TRACE), traces.c.finalize_requested == finalize
         )
-        .order_by(traces.c.last_span_at)
-        .limit(limit)
-    )
+        if has_root is not None:
+            query = query.where(
+                traces.c.has_root == has_root, traces.c.last_span_at <= bound
+            ).order_by(traces.c.last_span_at)
+        query = query.limit(limit)
+        if dialect == "postgresql":
+            # Another sweeper (a second receiver) takes other traces, not these.
+            query = query.with_for_update(skip_locked=True, of=traces)
+        queries.append(query)
+    return queries
 
 
 def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime | None:
     """When the earliest open trace becomes due, by the rules of
-    :func:`due_traces` (None: no open trace). Lets the assembler sleep exactly
-    until there is work instead of sweeping on a fixed period."""
-    rows = conn.execute(
-        select(traces.c.has_root, traces.c.finalize_requested, func.min(traces.c.last_span_at))
-        .where(traces.c.status == "open")
-        .group_by(traces.c.has_root, traces.c.finalize_requested)
-    )
+    :func:`_due_keys` (None: no open trace). Lets the assembler sleep exactly
+    until there is work instead of sweeping on a fixed period. Three index
+    look-ups, whatever the number of open traces."""
+
+    def earliest(finalize: Any, has_root: Any = None) -> ScalarSelect[Any]:
+        q = select(traces.c.last_span_at).where(
+            text(OPEN_TRACE), traces.c.finalize_requested == finalize
+        )
+        if has_root is not None:  # any finalize at all will do
+            q = q.where(traces.c.has_root == has_root).order_by(traces.c.last_span_at)
+        return q.limit(1).scalar_subquery()
+
+    finalize, rooted, rootless = conn.execute(
+        select(earliest(true()), earliest(false(), true()), earliest(false(), false()))
+    ).one()
+    if finalize is not None:
+        return datetime.min
     times = []
-    for has_root, finalize, last in rows:
-        if finalize:
-            return datetime.min
-        if last is not None:
-            times.append(last + (grace if has_root else idle))
+    if rooted is not None:
+        times.append(rooted + min(grace, idle))
+    if rootless is not None:
+        times.append(rootless + idle)
     return min(times, default=None)
 
 
@@ -83,6 +115,11 @@ _ENQUEUE_READIED = text(
     "WHERE status = 'ready' AND ready_at = :marker "
     "AND ((COALESCE(evaluate, :default_evaluate) AND revision <= :max_revision) OR NOT derived) "
     "ON CONFLICT DO NOTHING"
+).bindparams(
+    # Typed, so that SQLite compares the text the DateTime column stores (a
+    # plain datetime parameter drops ".000000" when its microseconds are 0).
+    bindparam("now", type_=DateTime()),
+    bindparam("marker", type_=DateTime()),
 )
 
 
@@ -103,26 +140,38 @@ def ready_due(
     (its own ``iris.evaluate`` or the service default, within the re-evaluation
     cap) or when its fields still need deriving from its spans.
     """
-    due = _due_keys(now=now, grace=grace, idle=idle, limit=limit)
-    if conn.dialect.name == "postgresql":
-        # Another sweeper (a second receiver) takes other traces, not these.
-        due = due.with_for_update(skip_locked=True, of=traces)
-    # One statement: the traces are chosen and marked in the same step, so a
-    # span arriving meanwhile waits for this transaction and then reopens the
-    # trace at its next revision. (Selecting first and updating trace by
-    # trace cost ~30 µs of Python per readied trace in the receiving process.)
-    result = conn.execute(
-        update(traces)
-        .where(
-            and_(
+    readied = 0
+    postgresql = conn.dialect.name == "postgresql"
+    for due in _due_keys(now=now, grace=grace, idle=idle, limit=limit, dialect=conn.dialect.name):
+        # One statement per reason: the traces are chosen and marked in the
+        # same step, so a span arriving meanwhile waits for this transaction
+        # and then reopens the trace at its next revision. (Selecting first
+        # and updating trace by trace cost ~30 µs of Python per readied trace
+        # in the receiving process.)
+        where: list[ColumnElement[bool]]
+        if postgresql:
+            # A CTE runs once. As an IN subquery, PostgreSQL may re-run the
+            # locking SELECT as rows change under it, and each run's LIMIT
+            # takes new traces. The guard re-checks rows another transaction
+            # changed since.
+            chosen = due.cte("due")
+            where = [
+                tuple_(traces.c.tenant_id, traces.c.trace_id).in_(
+                    select(chosen.c.tenant_id, chosen.c.trace_id)
+                ),
                 traces.c.status == "open",
-                tuple_(traces.c.tenant_id, traces.c.trace_id).in_(due),
-            )
+            ]
+        else:
+            # SQLite runs each statement alone; a status guard here would
+            # lead its planner away from the primary key.
+            where = [tuple_(traces.c.tenant_id, traces.c.trace_id).in_(due)]
+        result = conn.execute(
+            update(traces)
+            .where(*where)
+            .values(status="ready", ready_at=now)
+            .execution_options(synchronize_session=False)
         )
-        .values(status="ready", ready_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    readied = max(int(result.rowcount or 0), 0)
+        readied += max(int(result.rowcount or 0), 0)
     if not readied:
         return 0
     conn.execute(

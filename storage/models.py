@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -37,6 +38,11 @@ NAMING = {
 
 # JSON on PostgreSQL is stored as JSONB; SQLite keeps text.
 JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+# The predicate of the assembler's partial index. A query can use such an
+# index only when its WHERE clause states the predicate with literals, so the
+# queries in storage.assembly use this very string.
+OPEN_TRACE = "status = 'open'"
 
 
 # SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets BIGINT.
@@ -98,7 +104,16 @@ class Trace(Base):
         Index("ix_traces_tenant_timestamp", "tenant_id", "timestamp"),
         Index("ix_traces_tenant_agent_timestamp", "tenant_id", "agent_name", "timestamp"),
         Index("ix_traces_tenant_framework", "tenant_id", "framework"),
-        Index("ix_traces_tenant_status_last_span", "tenant_id", "status", "last_span_at"),
+        # The assembler's look-ups (storage.assembly): open traces only, so a
+        # sweep reads the traces that are due, never every open one.
+        Index(
+            "ix_traces_open_due",
+            "finalize_requested",
+            "has_root",
+            "last_span_at",
+            sqlite_where=text(OPEN_TRACE),
+            postgresql_where=text(OPEN_TRACE),
+        ),
         Index("ix_traces_status_ready_at", "status", "ready_at"),
         Index("ix_traces_tenant_run", "tenant_id", "run"),
         Index("ix_traces_tenant_session", "tenant_id", "session_id"),

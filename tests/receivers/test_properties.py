@@ -189,3 +189,55 @@ def test_corrupt_compressed_data_is_a_decode_error(junk: bytes) -> None:
     for enc in ("gzip", "deflate"):
         with contextlib.suppress(OtlpDecodeError, BodyTooLarge):
             decompress(junk, enc, 10_000)
+
+
+json_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=False),
+        st.text(max_size=12),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.sampled_from(["utf-8", "utf-16"]), st.booleans())
+def test_json_bodies_load_as_the_standard_library_loads_them(
+    value: Any, encoding: str, ascii_only: bool
+) -> None:
+    """orjson first, the standard library for what it refuses: same values either way."""
+    from receivers.otlp.decode import load_json_body
+
+    body = json.dumps(value, ensure_ascii=ascii_only).encode(encoding)
+    assert load_json_body(body) == json.loads(body)
+
+
+@given(st.sampled_from(['{"a": NaN}', '{"a": "\\ud800"}', "[1e400]", '{"a": 1, "a": 2}']))
+def test_json_edge_cases_load_as_before(text: str) -> None:
+    from receivers.otlp.decode import load_json_body
+
+    got, want = load_json_body(text.encode()), json.loads(text)
+    assert repr(got) == repr(want)
+
+
+@given(
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.sampled_from(['{"v": %s}', "[1,%s]", '{"s": "%s"}', '{"s": "-%s"}', "[ %s ]"]),
+)
+def test_wide_integer_literals_are_spotted_and_strings_are_not(n: int, shape: str) -> None:
+    from receivers.otlp.decode import load_json_body, may_hold_wide_integer
+
+    body = (shape % n).encode()
+    literal = '"%s"' not in shape and '"-%s"' not in shape
+    wide = len(str(abs(n))) >= 19
+    if literal and wide:
+        assert may_hold_wide_integer(body)
+    if not literal and not str(n).startswith("-"):
+        assert not may_hold_wide_integer(body)
+    assert load_json_body(body) == json.loads(body)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, event, func, select, update
 
 from evaluators.model import AgentTrace
 from storage import assembly, codec
@@ -79,6 +80,104 @@ def test_next_due_follows_the_assembly_rules(engine: Engine) -> None:
     add_trace(engine, "asked", status="open", finalize_requested=True, last_span_at=T0 + idle)
     with engine.connect() as conn:
         assert assembly.next_due(conn, grace=grace, idle=idle) == datetime.min
+
+
+def test_ready_due_readies_exactly_the_traces_that_are_due(engine: Engine) -> None:
+    grace, idle = timedelta(seconds=2), timedelta(seconds=30)
+    now = T0 + timedelta(minutes=1)
+    cases = {
+        "root, quiet for the grace period": (True, now - grace, False, "ready"),
+        "root, still receiving": (True, now - grace / 2, False, "open"),
+        "no root, quiet for less than idle": (False, now - idle / 2, False, "open"),
+        "no root, quiet for idle": (False, now - idle, False, "ready"),
+        "finalize asked, just now": (False, now, True, "ready"),
+        "root and finalize, just now": (True, now, True, "ready"),
+    }
+    for i, (has_root, last, finalize, _) in enumerate(cases.values()):
+        add_trace(
+            engine,
+            f"t{i}",
+            status="open",
+            has_root=has_root,
+            last_span_at=last,
+            finalize_requested=finalize,
+        )
+    add_trace(engine, "already", status="ready", has_root=True, last_span_at=T0, ready_at=T0)
+    with engine.begin() as conn:
+        readied = assembly.ready_due(
+            conn, now=now, grace=grace, idle=idle, default_evaluate=True, max_revision=2
+        )
+    with engine.connect() as conn:
+        status = {r.trace_id: r.status for r in conn.execute(select(Trace.trace_id, Trace.status))}
+        queued = set(conn.execute(select(EvaluationJob.trace_id)).scalars())
+    expected = {f"t{i}": case[3] for i, case in enumerate(cases.values())}
+    assert {t: status[t] for t in expected} == expected
+    assert status["already"] == "ready"
+    assert readied == sum(1 for v in expected.values() if v == "ready")
+    assert queued == {t for t, v in expected.items() if v == "ready"}
+
+
+def test_ready_due_takes_at_most_the_limit_per_reason_oldest_first(engine: Engine) -> None:
+    grace, idle = timedelta(seconds=2), timedelta(seconds=30)
+    now = T0 + timedelta(minutes=1)
+    for i in range(5):
+        add_trace(
+            engine, f"r{i}", status="open", has_root=True, last_span_at=T0 + timedelta(seconds=i)
+        )
+    with engine.begin() as conn:
+        assert (
+            assembly.ready_due(
+                conn,
+                now=now,
+                grace=grace,
+                idle=idle,
+                default_evaluate=True,
+                max_revision=2,
+                limit=2,
+            )
+            == 2
+        )
+    with engine.connect() as conn:
+        ready = set(conn.execute(select(Trace.trace_id).where(Trace.status == "ready")).scalars())
+    assert ready == {"r0", "r1"}
+
+
+def test_the_sweep_reads_open_traces_through_the_partial_index(engine: Engine) -> None:
+    """No sweep query visits every open trace: each is a range of
+    ix_traces_open_due, and the UPDATE finds its rows by primary key."""
+    if engine.dialect.name != "sqlite":
+        return  # PostgreSQL's planner decides by its statistics; SQLite's plans are fixed
+    seen: list[tuple[str, Any]] = []
+
+    def record(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+        seen.append((statement, params))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        with engine.begin() as conn:
+            assembly.ready_due(
+                conn,
+                now=T0,
+                grace=timedelta(seconds=2),
+                idle=timedelta(seconds=30),
+                default_evaluate=True,
+                max_revision=2,
+            )
+            assembly.next_due(conn, grace=timedelta(seconds=2), idle=timedelta(seconds=30))
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    sweep = [(s, p) for s, p in seen if "last_span_at" in s or "UPDATE traces" in s]
+    assert len(sweep) == 4  # three UPDATEs, one next_due look-up
+    with engine.connect() as conn:
+        for statement, params in sweep:
+            plan = [
+                row[3] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, params)
+            ]
+            reads = [step for step in plan if step.startswith(("SCAN traces", "SEARCH traces"))]
+            assert reads, plan
+            for step in reads:
+                assert "ix_traces_open_due" in step or "sqlite_autoindex_traces_1" in step, plan
+            assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
 def _derivation(trace_id: str, span_count: int, agent: str) -> tuple[str, str, dict, int]:

@@ -1,0 +1,56 @@
+"""The ingest path's row building: memoised span facts equal the convention tables'."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from receivers.conventions import iris as iris_conv
+from receivers.mapping import classify_span, finalize_requested
+from receivers.otlp.decode import INGEST_ATTRIBUTE_KEYS
+from receivers.spans import OTLP_SPAN_KINDS, SpanRecord
+from service import ingest
+
+# Values that collide as dict keys (1 == True == 1.0) or differ only in type.
+values = st.one_of(
+    st.sampled_from(
+        [0, 1, True, False, 1.0, 0.0, "1", "true", "True", "no", "", "chat", "tool", "agent"]
+    ),
+    st.text(max_size=10),
+    st.lists(st.sampled_from(["a", 1]), max_size=2),
+)
+names = st.one_of(
+    st.sampled_from(["agent run", "invoke_agent", "chat gpt-4o", "execute_tool x", "run"]),
+    st.text(max_size=10),
+)
+keys = st.sampled_from(sorted(INGEST_ATTRIBUTE_KEYS))
+
+
+@st.composite
+def records(draw: st.DrawFn) -> SpanRecord:
+    attributes: dict[str, Any] = draw(st.dictionaries(keys, values, max_size=4))
+    return SpanRecord(
+        "ab" * 16,
+        "cd" * 8,
+        draw(names),
+        kind=draw(st.sampled_from(sorted(OTLP_SPAN_KINDS.values()))),
+        attributes=attributes,
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(records(), min_size=1, max_size=6))
+def test_memoised_span_facts_equal_the_convention_tables(batch: list[SpanRecord]) -> None:
+    # the same records twice: the second pass answers from the memo
+    for record in batch + batch:
+        assert ingest.span_facts(record) == (classify_span(record), finalize_requested(record))
+
+
+def test_the_memo_is_bounded() -> None:
+    for i in range(ingest.SPAN_FACTS_MAX + 10):
+        record = SpanRecord("ab" * 16, "cd" * 8, f"span {i}", attributes={"iris.finalize": "1"})
+        assert ingest.span_facts(record)[1] is True
+    assert len(ingest._SPAN_FACTS) <= ingest.SPAN_FACTS_MAX
+    assert iris_conv.FINALIZE == ("iris.finalize",)

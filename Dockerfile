@@ -8,7 +8,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 RUN useradd --system --home-dir /var/lib/iris --create-home iris
 WORKDIR /opt/iris
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY service ./service
 COPY receivers ./receivers
 COPY evaluators ./evaluators

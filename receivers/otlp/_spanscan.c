@@ -16,7 +16,10 @@
  * field with an unexpected wire type is an unknown field (ignored), a
  * repeated occurrence of a sub-message merges into it (walked in order).
  *
- * scan(body: bytes, wanted: tuple[bytes, ...]) -> list
+ * Two functions: ``scan`` for the request path (below) and ``expand`` for
+ * readers of stored spans (further down).
+ *
+ * scan(body: bytes, wanted: tuple[str, ...]) -> list
  *   One list per ResourceSpans, holding one list per ScopeSpans, holding one
  *   tuple per span, in wire order (the order of upb's repeated fields):
  *     valid ids:   (trace_hex, span_hex, parent_hex | None, name, kind,
@@ -436,9 +439,323 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ------------------------------------------------------------------------
+ * expand(span_bytes) -> (attributes, events): a stored span's attributes and
+ * events as the full decoder converts them (receivers.otlp.values.pb_any):
+ * str, int, bool, float, list (array), dict (key-value list), bytes as UTF-8
+ * text or else hex, None for an unset value; a repeated key keeps its first
+ * position and its last value. Events are (name, time_unix_nano, attributes).
+ *
+ * A sub-message field that occurs more than once is merged, as protobuf
+ * parsing does, by reading its occurrences as one concatenated message.
+ */
+
+#define MAX_DEPTH 120
+
+typedef struct {
+    slice *parts;
+    Py_ssize_t count, cap;
+    slice inline_parts[2];
+} parts;
+
+static void parts_init(parts *p) {
+    p->parts = p->inline_parts;
+    p->count = 0;
+    p->cap = 2;
+}
+
+static void parts_free(parts *p) {
+    if (p->parts != p->inline_parts) PyMem_Free(p->parts);
+    parts_init(p);
+}
+
+static int parts_add(parts *p, slice s) {
+    if (p->count == p->cap) {
+        Py_ssize_t cap = p->cap * 2;
+        slice *grown = PyMem_Malloc((size_t)cap * sizeof(slice));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(grown, p->parts, (size_t)p->count * sizeof(slice));
+        if (p->parts != p->inline_parts) PyMem_Free(p->parts);
+        p->parts = grown;
+        p->cap = cap;
+    }
+    p->parts[p->count++] = s;
+    return 0;
+}
+
+/* One message from its occurrences: the only one as it is, several joined
+   into ``*owned`` (freed by the caller). */
+static int parts_join(const parts *p, slice *out, PyObject **owned) {
+    *owned = NULL;
+    if (p->count == 1) {
+        *out = p->parts[0];
+        return 0;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < p->count; i++) n += p->parts[i].n;
+    *owned = PyBytes_FromStringAndSize(NULL, n);
+    if (*owned == NULL) return -1;
+    char *d = PyBytes_AS_STRING(*owned);
+    for (Py_ssize_t i = 0; i < p->count; i++) {
+        memcpy(d, p->parts[i].p, (size_t)p->parts[i].n);
+        d += p->parts[i].n;
+    }
+    out->p = (const uint8_t *)PyBytes_AS_STRING(*owned);
+    out->n = n;
+    return 0;
+}
+
+static PyObject *bytes_text_or_hex(slice s) {
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)s.p, s.n, "strict");
+    if (text != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
+    PyErr_Clear();
+    return hex_of(s);
+}
+
+static PyObject *full_value(slice v, int depth);
+static int full_attributes(slice container, uint32_t field_number, PyObject *into, int depth);
+
+/* ArrayValue (values = 1) as a list. */
+static PyObject *full_array(slice a, int depth) {
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    reader r = {a.p, a.p + a.n};
+    uint32_t field;
+    int wire, got;
+    while ((got = read_tag(&r, &field, &wire)) == 1) {
+        if (field == 1 && wire == WT_LEN) {
+            slice item;
+            if (read_len(&r, &item) < 0) goto error;
+            PyObject *val = full_value(item, depth + 1);
+            if (val == NULL) goto error;
+            int rc = PyList_Append(out, val);
+            Py_DECREF(val);
+            if (rc < 0) goto error;
+        } else if (skip_value(&r, field, wire, 0) < 0) {
+            goto error;
+        }
+    }
+    if (got == 0) return out;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* An AnyValue (see the header of this section). */
+static PyObject *full_value(slice v, int depth) {
+    if (depth > MAX_DEPTH) {
+        fail("values nested too deep");
+        return NULL;
+    }
+    reader r = {v.p, v.p + v.n};
+    uint32_t field, last = 0;
+    int wire, got;
+    slice str = {NULL, 0};
+    uint64_t num = 0;
+    parts msg; /* occurrences of the current array or key-value list member */
+    parts_init(&msg);
+    while ((got = read_tag(&r, &field, &wire)) == 1) {
+        int expected;
+        switch (field) {
+        case 1: case 5: case 6: case 7: expected = WT_LEN; break;
+        case 2: case 3: expected = WT_VARINT; break;
+        case 4: expected = WT_I64; break;
+        default: expected = -1;
+        }
+        if (wire != expected) {
+            if (skip_value(&r, field, wire, 0) < 0) goto error;
+            continue;
+        }
+        if (field != last) msg.count = 0; /* another member: the oneof starts over */
+        last = field;
+        if (wire == WT_LEN) {
+            if (read_len(&r, &str) < 0) goto error;
+            if ((field == 5 || field == 6) && parts_add(&msg, str) < 0) goto error;
+        } else if (wire == WT_VARINT) {
+            if (read_varint(&r, &num) < 0) goto error;
+        } else if (read_fixed64(&r, &num) < 0) {
+            goto error;
+        }
+    }
+    if (got < 0) goto error;
+    PyObject *out;
+    switch (last) {
+    case 0:
+        out = Py_None;
+        Py_INCREF(out);
+        break;
+    case 1:
+        out = text_of(str);
+        break;
+    case 2:
+        out = PyBool_FromLong(num != 0);
+        break;
+    case 3:
+        out = PyLong_FromLongLong((long long)(int64_t)num);
+        break;
+    case 4: {
+        double d;
+        memcpy(&d, &num, sizeof d);
+        out = PyFloat_FromDouble(d);
+        break;
+    }
+    case 7:
+        out = bytes_text_or_hex(str);
+        break;
+    default: { /* 5 array, 6 key-value list */
+        slice joined;
+        PyObject *owned;
+        if (parts_join(&msg, &joined, &owned) < 0) goto error;
+        if (last == 5) {
+            out = full_array(joined, depth);
+        } else {
+            out = PyDict_New();
+            if (out != NULL && full_attributes(joined, 1, out, depth + 1) < 0) Py_CLEAR(out);
+        }
+        Py_XDECREF(owned);
+    }
+    }
+    parts_free(&msg);
+    return out;
+error:
+    parts_free(&msg);
+    return NULL;
+}
+
+/* One KeyValue into ``into``. */
+static int full_key_value(slice kv, PyObject *into, int depth) {
+    reader r = {kv.p, kv.p + kv.n};
+    uint32_t field;
+    int wire, got, rc = -1;
+    slice key = {(const uint8_t *)"", 0}, value;
+    parts values;
+    parts_init(&values);
+    while ((got = read_tag(&r, &field, &wire)) == 1) {
+        if (field == 1 && wire == WT_LEN) {
+            if (read_len(&r, &key) < 0) goto done;
+        } else if (field == 2 && wire == WT_LEN) {
+            if (read_len(&r, &value) < 0 || parts_add(&values, value) < 0) goto done;
+        } else if (skip_value(&r, field, wire, 0) < 0) {
+            goto done;
+        }
+    }
+    if (got < 0) goto done;
+    PyObject *name = text_of(key);
+    if (name == NULL) goto done;
+    PyObject *val;
+    if (values.count == 0) {
+        val = Py_None;
+        Py_INCREF(val);
+    } else {
+        slice joined;
+        PyObject *owned;
+        if (parts_join(&values, &joined, &owned) < 0) {
+            Py_DECREF(name);
+            goto done;
+        }
+        val = full_value(joined, depth);
+        Py_XDECREF(owned);
+    }
+    if (val != NULL) {
+        rc = PyDict_SetItem(into, name, val);
+        Py_DECREF(val);
+    }
+    Py_DECREF(name);
+done:
+    parts_free(&values);
+    return rc;
+}
+
+/* Every KeyValue of repeated field ``field_number`` of ``container`` into ``into``. */
+static int full_attributes(slice container, uint32_t field_number, PyObject *into, int depth) {
+    if (depth > MAX_DEPTH) return fail("values nested too deep");
+    reader r = {container.p, container.p + container.n};
+    uint32_t field;
+    int wire, got;
+    while ((got = read_tag(&r, &field, &wire)) == 1) {
+        if (field == field_number && wire == WT_LEN) {
+            slice kv;
+            if (read_len(&r, &kv) < 0 || full_key_value(kv, into, depth) < 0) return -1;
+        } else if (skip_value(&r, field, wire, 0) < 0) {
+            return -1;
+        }
+    }
+    return got;
+}
+
+/* Span.Event: time (1, fixed64), name (2), attributes (3). */
+static PyObject *full_event(slice e) {
+    reader r = {e.p, e.p + e.n};
+    uint32_t field;
+    int wire, got;
+    uint64_t time = 0;
+    slice name = {(const uint8_t *)"", 0};
+    while ((got = read_tag(&r, &field, &wire)) == 1) {
+        int rc;
+        if (field == 1 && wire == WT_I64) rc = read_fixed64(&r, &time);
+        else if (field == 2 && wire == WT_LEN) rc = read_len(&r, &name);
+        else rc = skip_value(&r, field, wire, 0);
+        if (rc < 0) return NULL;
+    }
+    if (got < 0) return NULL;
+    PyObject *attrs = PyDict_New();
+    if (attrs == NULL) return NULL;
+    if (full_attributes(e, 3, attrs, 0) < 0) {
+        Py_DECREF(attrs);
+        return NULL;
+    }
+    PyObject *text = text_of(name);
+    if (text == NULL) {
+        Py_DECREF(attrs);
+        return NULL;
+    }
+    return Py_BuildValue("(NKN)", text, (unsigned long long)time, attrs);
+}
+
+static PyObject *expand(PyObject *self, PyObject *args) {
+    Py_buffer span;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*", &span)) return NULL;
+    slice all = {(const uint8_t *)span.buf, span.len};
+    PyObject *attrs = PyDict_New();
+    PyObject *events = NULL;
+    if (attrs == NULL || full_attributes(all, 9, attrs, 0) < 0) goto error; /* Span.attributes */
+    events = PyList_New(0);
+    if (events == NULL) goto error;
+    reader r = {all.p, all.p + all.n};
+    uint32_t field;
+    int wire, got;
+    while ((got = read_tag(&r, &field, &wire)) == 1) {
+        if (field == 11 && wire == WT_LEN) { /* Span.events */
+            slice e;
+            if (read_len(&r, &e) < 0) goto error;
+            PyObject *event = full_event(e);
+            if (event == NULL) goto error;
+            int rc = PyList_Append(events, event);
+            Py_DECREF(event);
+            if (rc < 0) goto error;
+        } else if (skip_value(&r, field, wire, 0) < 0) {
+            goto error;
+        }
+    }
+    if (got < 0) goto error;
+    PyBuffer_Release(&span);
+    return Py_BuildValue("(NN)", attrs, events);
+error:
+    PyBuffer_Release(&span);
+    Py_XDECREF(attrs);
+    Py_XDECREF(events);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(body, wanted) -> per ResourceSpans, per ScopeSpans, one tuple per span."},
+    {"expand", expand, METH_VARARGS,
+     "expand(span_bytes) -> (attributes, events) as the full decoder converts them."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,10 +24,13 @@ from receivers.otlp.decode import (
     INGEST_ATTRIBUTE_KEYS,
     DecodedBatch,
     decode_traces_protobuf_lean,
+    expand_stored_span,
+    expand_stored_span_upb,
     lean_records_from_message,
     parse_trace_request,
     scanned_records,
 )
+from receivers.spans import SpanEventRecord
 from tests.receivers.fixtures_support import FIXTURES, needs_fixtures
 
 spanscan = pytest.importorskip("receivers.otlp._spanscan")
@@ -255,3 +258,95 @@ def test_arbitrary_bytes_never_crash_the_scanner(body: bytes) -> None:
     except (ValueError, UnicodeDecodeError):
         return
     assert isinstance(out, list)
+
+
+# -- expand: stored spans back into attributes and events --------------------
+
+
+def _assert_expands_alike(span_bytes: bytes) -> None:
+    got_attrs, got_events = spanscan.expand(span_bytes)
+    want_attrs, want_events, _ = expand_stored_span_upb(span_bytes, None)
+    assert got_attrs == want_attrs
+    assert list(got_attrs) == list(want_attrs)  # first position of a repeated key
+    assert [SpanEventRecord(*e) for e in got_events] == want_events
+    assert expand_stored_span(span_bytes, None) == (want_attrs, want_events, {})
+
+
+@needs_fixtures
+@pytest.mark.parametrize("rel", _pb_fixtures())
+def test_every_fixture_span_expands_as_upb_converts_it(rel: str) -> None:
+    batch = decode_traces_protobuf_lean((FIXTURES / rel).read_bytes())
+    assert batch.otlp
+    for span_bytes, _ in batch.otlp:
+        _assert_expands_alike(span_bytes)
+
+
+@st.composite
+def spans_with_events(draw: st.DrawFn) -> Span:
+    span = draw(spans())
+    for _ in range(draw(st.integers(0, 2))):
+        event = span.events.add(name=draw(texts), time_unix_nano=draw(st.integers(0, 2**64 - 1)))
+        for key, value in draw(st.lists(st.tuples(texts, _values()), max_size=3)):
+            event.attributes.add(key=key).value.CopyFrom(value)
+    for key, value in draw(st.lists(st.tuples(texts, _values()), max_size=4)):
+        span.attributes.add(key=key).value.CopyFrom(value)
+    return span
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spans_with_events())
+def test_generated_spans_expand_as_upb_converts_them(span: Span) -> None:
+    _assert_expands_alike(span.SerializeToString())
+
+
+def _kv(key: bytes, *values: bytes) -> bytes:
+    return _field(1, 2, key) + b"".join(_field(2, 2, v) for v in values)
+
+
+STRING = _field(1, 2, b"s")
+ARRAY_A = _field(5, 2, _field(1, 2, _field(3, 0, b"\x01")))
+ARRAY_B = _field(5, 2, _field(1, 2, _field(1, 2, b"b")))
+KVLIST = _field(6, 2, _field(1, 2, _kv(b"k", _field(4, 1, struct.pack("<d", 1.5)))))
+ODD_VALUES = {
+    "array twice: merged": ARRAY_A + ARRAY_B,
+    "array, string, array: the oneof starts over": ARRAY_A + STRING + ARRAY_B,
+    "array, unknown field, array: still merged": ARRAY_A + _field(50, 0, b"\x01") + ARRAY_B,
+    "kvlist twice: merged": KVLIST + KVLIST,
+    "string then kvlist": STRING + KVLIST,
+    "bytes that are not UTF-8": _field(7, 2, b"\xff\xfe"),
+    "bytes that are UTF-8": _field(7, 2, "é".encode()),
+    "bool as a large varint": _field(2, 0, _varint(2**40)),
+    "nothing set": b"",
+}
+
+
+@pytest.mark.parametrize("value", list(ODD_VALUES.values()), ids=list(ODD_VALUES))
+def test_non_canonical_values_expand_as_protobuf_parses_them(value: bytes) -> None:
+    span = BASE + _field(9, 2, _kv(b"a", value))
+    _assert_expands_alike(span)
+
+
+def test_a_repeated_key_value_value_is_merged_as_protobuf_merges_it() -> None:
+    span = BASE + _field(9, 2, _kv(b"a", ARRAY_A, STRING + ARRAY_B))
+    _assert_expands_alike(span)
+    span = BASE + _field(9, 2, _kv(b"a", ARRAY_A, ARRAY_B))
+    assert spanscan.expand(span)[0] == {"a": [1, "b"]}
+
+
+def test_deep_nesting_is_refused_and_read_through_upb() -> None:
+    value = _field(1, 2, b"leaf")
+    for _ in range(150):
+        value = _field(5, 2, _field(1, 2, value))
+    span = BASE + _field(9, 2, _kv(b"deep", value))
+    with pytest.raises(ValueError, match="nested too deep"):
+        spanscan.expand(span)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_crash_expand(body: bytes) -> None:
+    try:
+        attrs, events = spanscan.expand(body)
+    except ValueError:
+        return
+    assert isinstance(attrs, dict) and isinstance(events, list)

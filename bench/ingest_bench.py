@@ -81,6 +81,23 @@ def _cpu_by_process(pid: int) -> dict[int, float]:
     return out
 
 
+def _sample_cpu_until_exit(proc: subprocess.Popen[bytes]) -> list[tuple[float, float]]:
+    """(wall clock, CPU seconds) of ``proc`` every 50 ms until it exits."""
+    samples: list[tuple[float, float]] = []
+    while proc.poll() is None:
+        cpu = _cpu_by_process(proc.pid).get(proc.pid)
+        if cpu is not None:
+            samples.append((time.time(), cpu))
+        time.sleep(0.05)
+    return samples or [(time.time(), 0.0)]
+
+
+def _cpu_at(samples: list[tuple[float, float]], when: float) -> float:
+    """CPU seconds at the last sample before ``when``."""
+    before = [cpu for t, cpu in samples if t <= when]
+    return before[-1] if before else samples[0][1]
+
+
 def _count_spans(db: Path | str) -> int:
     if isinstance(db, str):
         return _count_spans_url(db)
@@ -185,7 +202,7 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
         cpu0 = _cpu_by_process(server.pid)
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
-        subprocess.run(
+        client = subprocess.Popen(
             [
                 sys.executable,
                 str(LOAD),
@@ -203,13 +220,18 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
                 str(out),
                 "--quiet",
             ],
-            check=True,
         )
+        client_cpu = _sample_cpu_until_exit(client)
+        if client.returncode:
+            raise RuntimeError(f"the load generator exited with {client.returncode}")
         poller.join(timeout=args.store_timeout)
         cpu1 = _cpu_by_process(server.pid)
         per_process = [round(v - cpu0.get(p, 0.0), 2) for p, v in cpu1.items()]
         cpu = sum(per_process)
         load = json.loads(out.read_text())
+        # The generator encodes every body before its clock starts: count
+        # only its CPU from the first send on.
+        sending = client_cpu[-1][1] - _cpu_at(client_cpu, load["first_send_unix"])
         stored = _count_spans(db)
         done = seen.get("done")
         stored_rate = (
@@ -228,6 +250,7 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
             "p99_ms": load["latency_ms_p99"],
             "server_cpu_s": round(cpu, 2),
             "cpu_ms_per_1k_spans": round(cpu * 1e6 / max(stored, 1), 1),
+            "client_cpu_us_per_span": round(sending * 1e6 / max(stored, 1), 1),
             "cpu_us_per_span_by_process": [round(c * 1e6 / max(stored, 1), 1) for c in per_process],
         }
     finally:
@@ -324,6 +347,12 @@ def run_breakdown(protocol: str, args: argparse.Namespace) -> dict[str, float]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _ceiling(result: dict[str, Any]) -> float:
+    """Spans/s at which server and client would use every core of this machine."""
+    per_span = result["cpu_ms_per_1k_spans"] + result["client_cpu_us_per_span"]
+    return (os.cpu_count() or 1) * 1e6 / per_span if per_span > 0 else 0.0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--traces", type=int, default=20_000)
@@ -347,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_e2e:
         print(
             f"{'protocol':<14}{'accepted/s':>12}{'stored/s':>12}{'stored':>9}{'failed':>8}"
-            f"{'p50 ms':>9}{'p99 ms':>9}{'cpu ms/1k':>11}"
+            f"{'p50 ms':>9}{'p99 ms':>9}{'cpu ms/1k':>11}{'client':>8}{'ceiling/s':>11}"
         )
         for protocol in protocols:
             r = run_end_to_end(protocol, args)
@@ -356,11 +385,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"{protocol:<14}{r['accepted_per_s']:>12,.0f}"
                 f"{(r['stored_per_s'] or 0):>12,.0f}{r['stored']:>9}{r['failed_requests']:>8}"
                 f"{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['cpu_ms_per_1k_spans']:>11.1f}"
+                f"{r['client_cpu_us_per_span']:>8.1f}{_ceiling(r):>11,.0f}"
             )
             if len(r["cpu_us_per_span_by_process"]) > 1:
                 print(f"  server CPU µs/span by process: {r['cpu_us_per_span_by_process']}")
             if r["failures"]:
                 print(f"  failures: {r['failures']}")
+        if report["e2e"]:
+            print(
+                "(cpu ms/1k = server CPU µs per span; client = the load generator's CPU µs per "
+                f"span while sending; ceiling = {os.cpu_count()} cores / (server + client): "
+                "the rate with every core busy)"
+            )
     if not args.no_breakdown:
         print(
             "\nper-span CPU by stage, µs (in-process replay of the same bodies, 4 requests/commit)"

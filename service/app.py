@@ -6,10 +6,12 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -79,16 +81,31 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
     app.state.iris = state
     app.include_router(health.router)
     app.include_router(traces.router)
-    app.include_router(otlp.router)
     app.include_router(evaluations.router)
     app.include_router(rules.router)
     app.include_router(metrics.router)
     app.include_router(overview.router)
     _install_error_handlers(app)
+    _document_otlp_routes(app)
+    # Added first, so it runs inside SecurityMiddleware (the key applies to OTLP too).
+    app.add_middleware(otlp.OtlpHttpRoutes)
     app.add_middleware(
         SecurityMiddleware, api_key=settings.effective_api_key, metrics=state.metrics
     )
     return app
+
+
+def _document_otlp_routes(app: FastAPI) -> None:
+    """Add the OTLP/HTTP routes, served in front of FastAPI, to its OpenAPI document."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+            schema["paths"].update(otlp.OPENAPI_PATHS)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 async def _supervise(pool: WorkerPool, metrics: IrisMetrics) -> None:

@@ -132,6 +132,40 @@ def test_metrics_are_accepted_and_discarded(otlp: TestClient) -> None:
     assert otlp.post("/v1/metrics", content=b"{}", headers=JS).json() == {}
 
 
+def test_otlp_routes_take_post_only(otlp: TestClient) -> None:
+    for path in ("/v1/traces", "/v1/logs", "/v1/metrics"):
+        r = otlp.get(path)
+        assert r.status_code == 405 and r.headers["allow"] == "POST"
+        assert "POST" in r.json()["message"]
+
+
+def test_otlp_routes_are_in_the_openapi_document(otlp: TestClient) -> None:
+    paths = otlp.get("/api/openapi.json").json()["paths"]
+    for path in ("/v1/traces", "/v1/logs", "/v1/metrics"):
+        assert "application/x-protobuf" in paths[path]["post"]["requestBody"]["content"]
+    assert "/api/v1/traces" in paths  # FastAPI's own routes are still there
+
+
+def test_otlp_routes_need_the_api_key_and_carry_security_headers(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(api_key="k3y", evaluate_on_ingest=False, otlp_grpc=False)
+    body = fixture("pydantic_ai/multi_turn_part1.pb")
+    assert client.post("/v1/traces", content=body, headers=PB).status_code == 401
+    ok = client.post("/v1/traces", content=body, headers={**PB, "Authorization": "Bearer k3y"})
+    assert ok.status_code == 200 and ok.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_chunked_body_over_the_cap_is_413_before_it_is_read_whole(otlp: TestClient) -> None:
+    def chunks() -> Any:
+        for _ in range(100):
+            yield b"x" * 4096  # 400 KiB against a 64 KiB cap, no content-length
+
+    r = otlp.post("/v1/traces", content=chunks(), headers=PB)
+    assert r.status_code == 413
+    assert "IRIS_OTLP_MAX_BODY_BYTES" in status_pb2.Status.FromString(r.content).message
+
+
 @pytest.mark.parametrize(
     ("error", "status"),
     [(SinkOverloaded("too many spans", 2), 503), (SinkUnavailable("db down", 1), 503)],

@@ -14,7 +14,7 @@
  * buffer and raises ValueError rather than read out of bounds. Field semantics
  * follow protobuf parsing exactly: the last occurrence of a scalar wins, a
  * field with an unexpected wire type is an unknown field (ignored), a
- * repeated occurrence of a sub-message merges into it (walked in order).
+ * repeated occurrence of a sub-message merges into it.
  *
  * Two functions: ``scan`` for the request path (below) and ``expand`` for
  * readers of stored spans (further down).
@@ -26,11 +26,8 @@
  *                   start_ns, end_ns, status_code, status_message | None,
  *                   span_bytes, attrs)
  *     invalid ids: (None, raw_trace_id, raw_span_id, raw_parent_span_id)
- *   ``attrs`` maps each wanted key present to its value: str, bool, int or
- *   float for those AnyValue kinds, and for arrays, key-value lists and bytes
- *   the AnyValue's own serialized bytes wrapped in a 1-tuple, for the caller
- *   to convert exactly as the full decoder does; a KeyValue without a value
- *   maps to None. Ids are valid as OTLP defines them: a 16-byte non-zero
+ *   ``attrs`` maps each wanted key present to its value, converted as
+ *   ``expand`` converts values (below). Ids are valid as OTLP defines them: a 16-byte non-zero
  *   trace id, an 8-byte non-zero span id, an empty or 8-byte parent (all
  *   zeros meaning no parent).
  */
@@ -55,7 +52,6 @@ typedef struct {
 
 typedef struct {
     slice keys[MAX_WANTED];
-    PyObject *names[MAX_WANTED]; /* the keys as str, borrowed from the caller's tuple */
     Py_ssize_t count;
 } wanted_keys;
 
@@ -170,93 +166,24 @@ static PyObject *text_of(slice s) {
     return PyUnicode_DecodeUTF8((const char *)s.p, s.n, "strict");
 }
 
-/* An AnyValue's Python value (see the header), or NULL with an exception set. */
-static PyObject *any_value(slice v) {
-    reader r = {v.p, v.p + v.n};
-    uint32_t field, last = 0;
-    int wire;
-    slice str = {NULL, 0};
-    uint64_t num = 0;
-    int got;
-    while ((got = read_tag(&r, &field, &wire)) == 1) {
-        int expected;
-        switch (field) {
-        case 1: case 5: case 6: case 7: expected = WT_LEN; break;
-        case 2: case 3: expected = WT_VARINT; break;
-        case 4: expected = WT_I64; break;
-        default: expected = -1;
-        }
-        if (wire != expected) {
-            if (skip_value(&r, field, wire, 0) < 0) return NULL;
-            continue;
-        }
-        last = field;
-        if (wire == WT_LEN) {
-            if (read_len(&r, &str) < 0) return NULL;
-        } else if (wire == WT_VARINT) {
-            if (read_varint(&r, &num) < 0) return NULL;
-        } else if (read_fixed64(&r, &num) < 0) {
-            return NULL;
-        }
-    }
-    if (got < 0) return NULL;
-    switch (last) {
-    case 0:
-        Py_RETURN_NONE;
-    case 1:
-        return text_of(str);
-    case 2:
-        return PyBool_FromLong(num != 0);
-    case 3:
-        return PyLong_FromLongLong((long long)(int64_t)num);
-    case 4: {
-        double d;
-        memcpy(&d, &num, sizeof d);
-        return PyFloat_FromDouble(d);
-    }
-    default: /* array, kvlist, bytes: the caller converts the AnyValue itself */
-        return Py_BuildValue("(y#)", (const char *)v.p, v.n);
-    }
-}
+static int full_key_value(slice kv, PyObject *into, int depth);
 
-/* Adds the KeyValue ``kv`` to ``attrs`` when its key is wanted. */
+/* Adds the KeyValue ``kv`` to ``attrs`` when its key is wanted, its value
+   converted as ``expand`` converts every value. */
 static int wanted_attribute(slice kv, const wanted_keys *wk, PyObject **attrs) {
     reader r = {kv.p, kv.p + kv.n};
     uint32_t field;
     int wire, got;
-    slice key = {NULL, -1}, value = {NULL, -1};
+    slice key = {(const uint8_t *)"", 0};
     while ((got = read_tag(&r, &field, &wire)) == 1) {
-        if (field == 1 && wire == WT_LEN) {
-            if (read_len(&r, &key) < 0) return -1;
-        } else if (field == 2 && wire == WT_LEN) {
-            /* A repeated sub-message merges; AnyValue's oneof then keeps the
-               last member parsed, which walking the last occurrence alone
-               would miss only if it set no member: rare enough to refuse. */
-            if (value.n >= 0) return fail("repeated KeyValue.value");
-            if (read_len(&r, &value) < 0) return -1;
-        } else if (skip_value(&r, field, wire, 0) < 0) {
-            return -1;
-        }
+        int rc = field == 1 && wire == WT_LEN ? read_len(&r, &key) : skip_value(&r, field, wire, 0);
+        if (rc < 0) return -1;
     }
     if (got < 0) return -1;
-    if (key.n < 0) key.n = 0;
     for (Py_ssize_t i = 0; i < wk->count; i++) {
         if (wk->keys[i].n != key.n || memcmp(wk->keys[i].p, key.p, (size_t)key.n) != 0) continue;
-        PyObject *val;
-        if (value.n < 0) {
-            val = Py_None;
-            Py_INCREF(val);
-        } else {
-            val = any_value(value);
-            if (val == NULL) return -1;
-        }
-        if (*attrs == NULL && (*attrs = PyDict_New()) == NULL) {
-            Py_DECREF(val);
-            return -1;
-        }
-        int rc = PyDict_SetItem(*attrs, wk->names[i], val);
-        Py_DECREF(val);
-        return rc;
+        if (*attrs == NULL && (*attrs = PyDict_New()) == NULL) return -1;
+        return full_key_value(kv, *attrs, 0);
     }
     return 0;
 }
@@ -368,11 +295,11 @@ static PyObject *scan_span(slice span, const wanted_keys *wk) {
     return out;
 }
 
-/* Appends one list per occurrence of sub-message field ``want`` in ``s`` to
-   ``out``, each filled by ``inner``. */
-typedef PyObject *(*inner_fn)(slice, const wanted_keys *);
+/* A list with ``inner(occurrence, ctx)`` for each occurrence of the repeated
+   sub-message field ``want`` of message ``s``, in wire order. */
+typedef PyObject *(*inner_fn)(slice, const void *ctx);
 
-static PyObject *scan_repeated(slice s, uint32_t want, inner_fn inner, const wanted_keys *wk) {
+static PyObject *repeated_list(slice s, uint32_t want, inner_fn inner, const void *ctx) {
     reader r = {s.p, s.p + s.n};
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
@@ -382,7 +309,7 @@ static PyObject *scan_repeated(slice s, uint32_t want, inner_fn inner, const wan
         if (field == want && wire == WT_LEN) {
             slice sub;
             if (read_len(&r, &sub) < 0) goto error;
-            PyObject *item = inner(sub, wk);
+            PyObject *item = inner(sub, ctx);
             if (item == NULL) goto error;
             int rc = PyList_Append(out, item);
             Py_DECREF(item);
@@ -397,12 +324,14 @@ error:
     return NULL;
 }
 
-static PyObject *scan_scope_spans(slice s, const wanted_keys *wk) {
-    return scan_repeated(s, 2, scan_span, wk); /* ScopeSpans.spans = 2 */
+static PyObject *scan_span_ctx(slice s, const void *wk) { return scan_span(s, wk); }
+
+static PyObject *scan_scope_spans(slice s, const void *wk) {
+    return repeated_list(s, 2, scan_span_ctx, wk); /* ScopeSpans.spans = 2 */
 }
 
-static PyObject *scan_resource_spans(slice s, const wanted_keys *wk) {
-    return scan_repeated(s, 2, scan_scope_spans, wk); /* ResourceSpans.scope_spans = 2 */
+static PyObject *scan_resource_spans(slice s, const void *wk) {
+    return repeated_list(s, 2, scan_scope_spans, wk); /* ResourceSpans.scope_spans = 2 */
 }
 
 static PyObject *scan(PyObject *self, PyObject *args) {
@@ -430,11 +359,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             return NULL;
         }
         wk.keys[i].p = (const uint8_t *)utf8;
-        wk.names[i] = k;
     }
     slice all = {(const uint8_t *)body.buf, body.len};
     /* ExportTraceServiceRequest.resource_spans = 1 */
-    PyObject *out = scan_repeated(all, 1, scan_resource_spans, &wk);
+    PyObject *out = repeated_list(all, 1, scan_resource_spans, &wk);
     PyBuffer_Release(&body);
     return out;
 }
@@ -518,30 +446,14 @@ static PyObject *bytes_text_or_hex(slice s) {
 static PyObject *full_value(slice v, int depth);
 static int full_attributes(slice container, uint32_t field_number, PyObject *into, int depth);
 
+static PyObject *full_value_ctx(slice v, const void *depth) {
+    return full_value(v, *(const int *)depth);
+}
+
 /* ArrayValue (values = 1) as a list. */
 static PyObject *full_array(slice a, int depth) {
-    PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
-    reader r = {a.p, a.p + a.n};
-    uint32_t field;
-    int wire, got;
-    while ((got = read_tag(&r, &field, &wire)) == 1) {
-        if (field == 1 && wire == WT_LEN) {
-            slice item;
-            if (read_len(&r, &item) < 0) goto error;
-            PyObject *val = full_value(item, depth + 1);
-            if (val == NULL) goto error;
-            int rc = PyList_Append(out, val);
-            Py_DECREF(val);
-            if (rc < 0) goto error;
-        } else if (skip_value(&r, field, wire, 0) < 0) {
-            goto error;
-        }
-    }
-    if (got == 0) return out;
-error:
-    Py_DECREF(out);
-    return NULL;
+    int next = depth + 1;
+    return repeated_list(a, 1, full_value_ctx, &next);
 }
 
 /* An AnyValue (see the header of this section). */
@@ -687,7 +599,8 @@ static int full_attributes(slice container, uint32_t field_number, PyObject *int
 }
 
 /* Span.Event: time (1, fixed64), name (2), attributes (3). */
-static PyObject *full_event(slice e) {
+static PyObject *full_event(slice e, const void *unused) {
+    (void)unused;
     reader r = {e.p, e.p + e.n};
     uint32_t field;
     int wire, got;
@@ -723,25 +636,8 @@ static PyObject *expand(PyObject *self, PyObject *args) {
     PyObject *attrs = PyDict_New();
     PyObject *events = NULL;
     if (attrs == NULL || full_attributes(all, 9, attrs, 0) < 0) goto error; /* Span.attributes */
-    events = PyList_New(0);
+    events = repeated_list(all, 11, full_event, NULL); /* Span.events */
     if (events == NULL) goto error;
-    reader r = {all.p, all.p + all.n};
-    uint32_t field;
-    int wire, got;
-    while ((got = read_tag(&r, &field, &wire)) == 1) {
-        if (field == 11 && wire == WT_LEN) { /* Span.events */
-            slice e;
-            if (read_len(&r, &e) < 0) goto error;
-            PyObject *event = full_event(e);
-            if (event == NULL) goto error;
-            int rc = PyList_Append(events, event);
-            Py_DECREF(event);
-            if (rc < 0) goto error;
-        } else if (skip_value(&r, field, wire, 0) < 0) {
-            goto error;
-        }
-    }
-    if (got < 0) goto error;
     PyBuffer_Release(&span);
     return Py_BuildValue("(NN)", attrs, events);
 error:

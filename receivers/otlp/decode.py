@@ -18,7 +18,6 @@ from typing import Any
 import orjson
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
@@ -193,9 +192,8 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
     what is read once per ``ResourceSpans`` or ``ScopeSpans`` (the resource,
     the scope). Each span's bytes are its slice of the body rather than a
     re-serialization: the same message for every reader. Returns None (the
-    caller reads ``req`` instead) when the scanner declines the body, which
-    it does only for shapes exporters do not send (a repeated
-    ``KeyValue.value``), or if its structure disagrees with upb's.
+    caller reads ``req`` instead) if the scanner declines the body (values
+    nested deeper than it reads) or its structure disagrees with upb's.
     """
     try:
         scanned = _spanscan.scan(body, _SCAN_KEYS)
@@ -225,11 +223,6 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
                 if t[0] is None:
                     batch.reject(_pb_reason(ri, si, i, t[1], t[2], t[3]))
                     continue
-                attrs = t[10]
-                if attrs:
-                    for key, val in attrs.items():
-                        if type(val) is tuple:  # array, kvlist or bytes: upb converts
-                            attrs[key] = pb_any(AnyValue.FromString(val[0]))
                 append(
                     SpanRecord(
                         t[0],
@@ -241,7 +234,7 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
                         t[6],
                         codes.get(t[7], "UNSET"),
                         t[8],
-                        attrs,
+                        t[10],
                         [],
                         resource,
                         scope_name,

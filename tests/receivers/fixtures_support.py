@@ -27,6 +27,15 @@ needs_fixtures = pytest.mark.skipif(
 )
 
 
+def trace_pb_fixtures() -> list[str]:
+    """Every protobuf trace fixture, relative to ``FIXTURES`` (none when absent)."""
+    if not FIXTURES.is_dir():
+        return []
+    return sorted(
+        str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.pb") if ".logs." not in p.name
+    )
+
+
 def scenario_parts(directory: str, scenario: str, ext: str) -> list[Path]:
     """The request files of one scenario, in arrival order (part1, part2, … or the single file)."""
     base = FIXTURES / directory

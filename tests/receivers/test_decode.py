@@ -11,22 +11,14 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
 from receivers.otlp.errors import OtlpDecodeError
-from tests.receivers.fixtures_support import FIXTURES, needs_fixtures
+from tests.receivers.fixtures_support import FIXTURES, needs_fixtures, trace_pb_fixtures
 
 TRACE_HEX = "5a76b8e70259a42187b529510b8bb01b"
 SPAN_HEX = "3ab19f2a8f7e724d"
 
 
-def _pb_files() -> list[str]:
-    if not FIXTURES.is_dir():
-        return []
-    return sorted(
-        str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.pb") if ".logs." not in p.name
-    )
-
-
 @needs_fixtures
-@pytest.mark.parametrize("rel", _pb_files())
+@pytest.mark.parametrize("rel", trace_pb_fixtures())
 def test_protobuf_and_json_fixture_decode_identically(rel: str) -> None:
     pb = decode_traces_protobuf((FIXTURES / rel).read_bytes())
     js = decode_traces_json((FIXTURES / rel).with_suffix(".json").read_bytes())

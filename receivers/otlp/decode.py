@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import orjson
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
+from receivers import jsonload
 from receivers.conventions import genai_current as gc
 from receivers.conventions import iris as iris_conv
 from receivers.conventions import langsmith as ls
@@ -334,51 +334,10 @@ def _pb_reason(ri: int, si: int, i: int, tid: bytes, sid: bytes, pid: bytes) -> 
 # OTLP/JSON
 
 
-# Digits → NUL, to find runs of digits with bytes.find.
-_DIGIT_MARKS = bytes.maketrans(b"0123456789", b"\0" * 10)
-_WIDE = b"\0" * 19  # the shortest integer literal that may not fit 64 bits
-_NO_LITERAL_BEFORE = frozenset(b'"0123456789.')
-
-
-def may_hold_wide_integer(body: bytes) -> bool:
-    """True when ``body`` may hold a JSON integer literal of 19 digits or more.
-
-    orjson reads integers beyond 64 bits as floats (changing their value)
-    where the standard library keeps them exact, so such bodies go to the
-    standard library. A literal starts after ``:``, ``,``, ``[`` or white
-    space (or a ``-`` after one); a run after a quote or a digit is inside a
-    string or a longer run — the 19-digit int64 strings OTLP/JSON is full of.
-    Anything else is taken as a literal: the price of a false alarm is only
-    the slower parser.
-    """
-    marks = body.translate(_DIGIT_MARKS)
-    at = marks.find(_WIDE)
-    while at != -1:
-        before = at - 1
-        if before >= 0 and body[before] == 0x2D:  # "-"
-            before -= 1
-        if before < 0 or body[before] not in _NO_LITERAL_BEFORE:
-            return True
-        at = marks.find(_WIDE, at + len(_WIDE))
-    return False
-
-
 def load_json_body(body: bytes) -> Any:
-    """Parse JSON text, mapping every failure mode to ``OtlpDecodeError``.
-
-    orjson parses (about twice as fast as the standard library on OTLP/JSON)
-    unless the body may hold an integer beyond 64 bits; what orjson refuses
-    (``NaN``, unpaired surrogate escapes, UTF-16 text, errors) goes to the
-    standard library too, which then accepts exactly what it always accepted
-    and words the error.
-    """
-    if not may_hold_wide_integer(body):
-        try:
-            return orjson.loads(body)
-        except orjson.JSONDecodeError:
-            pass
+    """Parse JSON text (``jsonload.loads``), mapping every failure mode to ``OtlpDecodeError``."""
     try:
-        return json.loads(body)
+        return jsonload.loads(body)
     except json.JSONDecodeError as exc:
         raise OtlpDecodeError(f"invalid JSON: {exc.msg}", exc.pos) from None
     except UnicodeDecodeError as exc:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from receivers import jsonload
 from service.errors import IrisError
 
 
@@ -54,7 +55,7 @@ async def read_json(request: Request, limit: int, setting: str) -> Any:
         )
     raw = await read_body(request, limit, setting)
     try:
-        return json.loads(raw)
+        return jsonload.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         position = getattr(exc, "pos", None)
         raise IrisError(

@@ -15,7 +15,6 @@ from sqlalchemy import (
     Select,
     Table,
     and_,
-    bindparam,
     func,
     or_,
     select,
@@ -25,7 +24,7 @@ from sqlalchemy import (
 )
 
 from storage import search
-from storage.fastinsert import insert_rows
+from storage.fastinsert import insert_rows, update_rows
 from storage.models import EvaluationJob, LogEventRow, SpanRow, Trace
 from storage.spans import span_select
 
@@ -181,25 +180,13 @@ def save_derivations(
     if not items:
         return []
     columns = sorted(items[0][2])
-    stmt = (
-        update(traces)
-        .where(
-            and_(
-                traces.c.tenant_id == bindparam("b_tenant"),
-                traces.c.trace_id == bindparam("b_trace"),
-                traces.c.span_count == bindparam("b_count"),
-            )
-        )
-        .values({c: bindparam(f"v_{c}") for c in columns} | {"derived": True})
-        .execution_options(synchronize_session=False)
-    )
-    params = []
+    rows = []
     for tenant_id, trace_id, values, span_count in items:
-        row = {f"v_{c}": values.get(c) for c in columns}
-        row.update(b_tenant=tenant_id, b_trace=trace_id, b_count=span_count)
-        params.append(row)
-    result = conn.execute(stmt, params)
-    if conn.dialect.supports_sane_multi_rowcount and result.rowcount == len(items):
+        row = {c: values.get(c) for c in columns}
+        row.update(derived=True, tenant_id=tenant_id, trace_id=trace_id, span_count=span_count)
+        rows.append(row)
+    changed = update_rows(conn, traces, rows, keys=("tenant_id", "trace_id", "span_count"))
+    if conn.dialect.supports_sane_multi_rowcount and changed == len(items):
         applied = [True] * len(items)
     else:  # a span arrived for some (or the driver cannot say): ask the rows
         counts = _span_counts(conn, [(t, i) for t, i, _, _ in items])

@@ -6,10 +6,10 @@ import os
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, select, update
+from sqlalchemy import Connection, Table, and_, select
 
 from storage.codec import iso
-from storage.fastinsert import insert_rows
+from storage.fastinsert import insert_rows, update_rows
 from storage.models import Evaluation, RuleResultRow, Trace
 
 evaluations = cast(Table, Evaluation.__table__)
@@ -173,27 +173,15 @@ def insert_evaluations(
     insert_rows(conn, rule_results, rule_rows)
     linked = [
         {
-            "b_tenant": r["tenant_id"],
-            "b_trace": r["trace_id"],
-            "b_eval": r["id"],
-            "b_score": r["score"],
+            "latest_evaluation_id": r["id"],
+            "latest_score": r["score"],
+            "tenant_id": r["tenant_id"],
+            "trace_id": r["trace_id"],
         }
         for r in rows
         if r["trace_id"] is not None
     ]
-    if linked:
-        conn.execute(
-            update(traces)
-            .where(
-                and_(
-                    traces.c.tenant_id == bindparam("b_tenant"),
-                    traces.c.trace_id == bindparam("b_trace"),
-                )
-            )
-            .values(latest_evaluation_id=bindparam("b_eval"), latest_score=bindparam("b_score"))
-            .execution_options(synchronize_session=False),
-            linked,
-        )
+    update_rows(conn, traces, linked, keys=("tenant_id", "trace_id"))
 
 
 def store_evaluation(conn: Connection, **kwargs: Any) -> str:

@@ -131,6 +131,9 @@ def evaluation_rows(
     return row, failed_rule_rows(result, evaluation_id, tenant_id, now)
 
 
+_NOT_FAILED = frozenset(("pass", "skipped"))
+
+
 def failed_rule_rows(
     result: dict[str, Any], evaluation_id: str, tenant_id: str, now: datetime
 ) -> list[dict[str, Any]]:
@@ -145,8 +148,8 @@ def failed_rule_rows(
     rules: list[dict[str, Any]] = []
     seen: set[str] = set()
     for rule in result.get("rule_results", ()):
-        if _outcome(rule) != "failed":
-            continue
+        if rule.get("verdict") in _NOT_FAILED or _outcome(rule) != "failed":
+            continue  # the verdict answers for most rules without _outcome
         name = str(rule.get("rule") or rule.get("ruleName") or "")
         if not name or name in seen:
             continue

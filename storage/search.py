@@ -9,6 +9,7 @@ inject FTS5 operators or fail to parse.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,19 +48,36 @@ MARK_OPEN, MARK_CLOSE = "<mark>", "</mark>"
 
 
 def _flatten(value: Any, out: list[str]) -> None:
-    if value is None:
-        return
+    """Keys and leaves of ``value`` in order; strings (most leaves) are
+    appended by the caller's loop instead of a call each."""
     if isinstance(value, dict):
         for key, item in value.items():
             out.append(str(key))
-            _flatten(item, out)
+            if isinstance(item, str):
+                out.append(item)
+            elif item is not None:
+                _flatten(item, out)
     elif isinstance(value, list | tuple):
         for item in value:
-            _flatten(item, out)
+            if isinstance(item, str):
+                out.append(item)
+            elif item is not None:
+                _flatten(item, out)
     elif isinstance(value, str):
         out.append(value)
-    else:
-        out.append(json.dumps(value))
+    elif value is not None:
+        out.append(_scalar_text(value))
+
+
+def _scalar_text(value: Any) -> str:
+    """``json.dumps`` of a scalar leaf, without its encoder set-up for the
+    common exact types (same text: ``repr`` of a finite float is JSON's)."""
+    kind = type(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int or (kind is float and math.isfinite(value)):
+        return repr(value)
+    return json.dumps(value)
 
 
 def flatten_text(value: Any) -> str:

@@ -77,15 +77,17 @@ def insert_rows(
     rows: Sequence[dict[str, Any]],
     *,
     ignore_conflicts: bool = False,
+    ordered: bool = False,
 ) -> None:
     """Insert ``rows`` (all with the same keys) into ``table``.
 
     SQLite: one ``executemany``. PostgreSQL: ``COPY`` (see ``_copy_rows``)
-    when there are enough rows for it to pay, else ``executemany``."""
+    when there are enough rows for it to pay, else ``executemany``;
+    ``ordered`` insists on ``executemany``, which inserts in the given order."""
     if not rows:
         return
     dialect = conn.dialect.name
-    if dialect == "postgresql" and len(rows) >= COPY_MIN_ROWS:
+    if dialect == "postgresql" and len(rows) >= COPY_MIN_ROWS and not ordered:
         _copy_rows(conn, table, rows, ignore_conflicts)
         return
     columns = tuple(rows[0])

@@ -34,7 +34,7 @@ from service.operations.traces import check_trace_id, parse_bound
 from service.state import ServiceState
 from storage import codec
 from storage import traces as trace_store
-from storage.evaluations import evaluation_to_api, evaluations, rule_results, store_evaluation
+from storage.evaluations import evaluations, evaluations_to_api, rule_results, store_evaluation
 
 EvalType = Literal["completeness", "relevance", "safety", "cost", "custom", "all"]
 
@@ -266,7 +266,7 @@ async def list_evaluations(state: ServiceState, params: Mapping[str, Any]) -> di
                 .offset(q.offset)
             )
             return {
-                "results": [evaluation_to_api(r) for r in rows],
+                "results": evaluations_to_api(conn, rows),
                 "total": int(total),
                 "limit": q.limit,
                 "offset": q.offset,
@@ -283,7 +283,7 @@ async def get_evaluation(state: ServiceState, evaluation_id: str) -> dict[str, A
                     and_(evaluations.c.tenant_id == state.tenant, evaluations.c.id == evaluation_id)
                 )
             ).first()
-            return evaluation_to_api(row) if row is not None else None
+            return evaluations_to_api(conn, [row])[0] if row is not None else None
 
     result = await asyncio.to_thread(run)
     if result is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from receivers.mapping import DerivedTrace, derive_trace
@@ -12,45 +12,56 @@ from receivers.spans import SpanEventRecord, SpanRecord
 from storage import codec
 
 
-def record_from_row(row: Any) -> SpanRecord:
-    """A stored span back in the receivers' record shape, whichever way it was
-    stored: protobuf wire bytes (``otlp_span``) or JSON columns."""
-    span_bytes = getattr(row, "otlp_span", None)
+def record_from_row(row: Mapping[str, Any]) -> SpanRecord:
+    """A stored span (a ``spans`` row as a mapping) back in the receivers'
+    record shape, whichever way it was stored: protobuf wire bytes
+    (``otlp_span``) or JSON columns."""
+    span_bytes = row.get("otlp_span")
     if span_bytes is not None:
+        resource_bytes = row["otlp_resource"]
         attributes, events, resource = expand_stored_span(
-            bytes(span_bytes), bytes(row.otlp_resource) if row.otlp_resource else None
+            bytes(span_bytes), bytes(resource_bytes) if resource_bytes else None
         )
     else:
-        attributes = row.attributes or {}
+        attributes = row["attributes"] or {}
         events = [
             SpanEventRecord(e["name"], int(e.get("time_unix_nano") or 0), e.get("attributes") or {})
-            for e in row.events or []
+            for e in row["events"] or []
         ]
-        resource = row.resource or {}
+        resource = row["resource"] or {}
     return SpanRecord(
-        trace_id=row.trace_id,
-        span_id=row.span_id,
-        name=row.name,
-        parent_span_id=row.parent_span_id,
-        kind=row.kind,
-        start_unix_nano=row.start_unix_nano,
-        end_unix_nano=row.end_unix_nano,
-        status_code=row.status_code,
-        status_message=row.status_message,
+        trace_id=row["trace_id"],
+        span_id=row["span_id"],
+        name=row["name"],
+        parent_span_id=row["parent_span_id"],
+        kind=row["kind"],
+        start_unix_nano=row["start_unix_nano"],
+        end_unix_nano=row["end_unix_nano"],
+        status_code=row["status_code"],
+        status_message=row["status_message"],
         attributes=attributes,
         events=events,
         resource=resource,
-        scope_name=row.scope_name,
+        scope_name=row["scope_name"],
     )
 
 
-def derive_rows(span_rows: Sequence[Any], log_rows: Sequence[Any]) -> DerivedTrace | None:
-    """Derive from stored span and log-event rows; None when there are no spans."""
+def derive_rows(
+    span_rows: Sequence[Mapping[str, Any]], log_rows: Sequence[Mapping[str, Any]]
+) -> DerivedTrace | None:
+    """Derive from stored span and log-event rows (mappings); None when there are no spans."""
     records = [record_from_row(r) for r in span_rows]
     if not records:
         return None
     events = [
-        LogEvent(e.trace_id, e.span_id, e.name, e.time_unix_nano, e.attributes or {}, e.body)
+        LogEvent(
+            e["trace_id"],
+            e["span_id"],
+            e["name"],
+            e["time_unix_nano"],
+            e["attributes"] or {},
+            e["body"],
+        )
         for e in log_rows
     ]
     if events:

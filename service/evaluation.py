@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -63,14 +63,19 @@ def _tool_call(data: dict[str, Any]) -> ToolCall:
     return ToolCall(str(data.get("tool_name", "")), **extra)
 
 
-def trace_from_row(row: Any, span_rows: Sequence[Any] = ()) -> AgentTrace:
-    """Rebuild the engine's trace model from a stored ``traces`` row."""
+def trace_from_row(
+    row: Mapping[str, Any], span_rows: Sequence[Mapping[str, Any]] = ()
+) -> AgentTrace:
+    """Rebuild the engine's trace model from a stored ``traces`` row and, when
+    its tool calls were not derived, its ``spans`` rows.
+
+    Rows come as mappings (``row._mapping`` or a dict): an attribute of a
+    SQLAlchemy row costs ~1 µs without its C extension, a key ~0.1 µs."""
     usage = None
-    if row.prompt_tokens is not None or row.completion_tokens is not None:
-        usage = TokenUsage(row.prompt_tokens, row.completion_tokens, row.total_tokens)
+    if row["prompt_tokens"] is not None or row["completion_tokens"] is not None:
+        usage = TokenUsage(row["prompt_tokens"], row["completion_tokens"], row["total_tokens"])
     trajectory = None
-    if row.expected_trajectory:
-        et = row.expected_trajectory
+    if et := row["expected_trajectory"]:
         trajectory = ExpectedTrajectory(
             tool_calls=tuple(
                 ExpectedToolCall(c["tool_name"], c.get("input")) for c in et.get("tool_calls", ())
@@ -80,49 +85,52 @@ def trace_from_row(row: Any, span_rows: Sequence[Any] = ()) -> AgentTrace:
             step_budget=et.get("step_budget"),
             tolerance=et.get("tolerance", 1.5),
         )
-    spans = tuple(
-        Span(
-            name=s.name,
-            span_id=s.span_id,
-            parent_span_id=s.parent_span_id,
-            kind=s.iris_kind
-            if s.iris_kind in ("LLM", "TOOL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
-            else "INTERNAL",
-            status_code=s.status_code if s.status_code in ("OK", "ERROR") else "UNSET",
-            status_message=s.status_message,
-            start_time=codec.ns_to_iso(s.start_unix_nano),
-            end_time=codec.ns_to_iso(s.end_unix_nano),
-            attributes=s.attributes or {},
-            events=tuple(
-                SpanEvent(e.get("name", ""), None, e.get("attributes") or {})
-                for e in s.events or ()
-            ),
-        )
-        for s in span_rows
-    )
+    tool_calls, tools = row["tool_calls"], row["tools"]
     return AgentTrace(
-        agent_name=row.agent_name,
-        framework=row.framework,
-        input=row.input,
-        output=row.output,
-        tool_calls=None if row.tool_calls is None else tuple(_tool_call(c) for c in row.tool_calls),
-        latency_ms=row.latency_ms,
+        agent_name=row["agent_name"],
+        framework=row["framework"],
+        input=row["input"],
+        output=row["output"],
+        tool_calls=None if tool_calls is None else tuple(_tool_call(c) for c in tool_calls),
+        latency_ms=row["latency_ms"],
         token_usage=usage,
-        cost_usd=row.cost_usd,
-        cost_source=row.cost_source,
-        metadata=row._mapping["metadata"] or {},
-        spans=spans,
+        cost_usd=row["cost_usd"],
+        cost_source=row["cost_source"],
+        metadata=row["metadata"] or {},
+        spans=tuple(_span(s) for s in span_rows),
         tools=None
-        if row.tools is None
+        if tools is None
         else tuple(
             ToolDef(t["name"], t.get("description"), t.get("inputSchema"), t.get("annotations"))
-            for t in row.tools
+            for t in tools
         ),
-        run=row.run,
-        case_key=row.case_key,
-        session_id=row.session_id,
+        run=row["run"],
+        case_key=row["case_key"],
+        session_id=row["session_id"],
         expected_trajectory=trajectory,
-        timestamp=codec.iso(row.timestamp),
+        timestamp=codec.iso(row["timestamp"]),
+    )
+
+
+_SPAN_KINDS = frozenset(("LLM", "TOOL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER"))
+
+
+def _span(s: Mapping[str, Any]) -> Span:
+    """The engine's span model of a stored ``spans`` row."""
+    kind, status = s["iris_kind"], s["status_code"]
+    return Span(
+        name=s["name"],
+        span_id=s["span_id"],
+        parent_span_id=s["parent_span_id"],
+        kind=kind if kind in _SPAN_KINDS else "INTERNAL",
+        status_code=status if status in ("OK", "ERROR") else "UNSET",
+        status_message=s["status_message"],
+        start_time=codec.ns_to_iso(s["start_unix_nano"]),
+        end_time=codec.ns_to_iso(s["end_unix_nano"]),
+        attributes=s["attributes"] or {},
+        events=tuple(
+            SpanEvent(e.get("name", ""), None, e.get("attributes") or {}) for e in s["events"] or ()
+        ),
     )
 
 

@@ -55,7 +55,7 @@ class Outcome:
     job: job_store.ClaimedJob
     derivation: tuple[dict[str, Any], dict[str, Any], int] | None = None
     result: dict[str, Any] | None = None
-    trace_row: Any = None
+    trace_row: dict[str, Any] | None = None
     error: str | None = None
 
 
@@ -99,33 +99,38 @@ def _claim(engine: Engine, settings: Settings, worker: str) -> list[job_store.Cl
 
 def _read_all(
     conn: Connection, claimed: list[job_store.ClaimedJob]
-) -> list[tuple[Any, list[Any], list[Any]]]:
+) -> list[tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]]:
     """Each job's trace row, and its spans/log events when they are needed,
-    in a handful of queries for the whole batch."""
+    in a handful of queries for the whole batch, as dicts
+    (``assembly.as_dicts``)."""
     by_tenant: dict[str, list[str]] = {}
     for job in claimed:
         by_tenant.setdefault(job.tenant_id, []).append(job.trace_id)
-    rows: dict[tuple[str, str], Any] = {}
-    spans: dict[tuple[str, str], list[Any]] = {}
-    logs: dict[tuple[str, str], list[Any]] = {}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    spans: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    logs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for tenant_id, ids in by_tenant.items():
-        for row in conn.execute(
-            select(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids)))
+        for row in assembly.as_dicts(
+            conn.execute(
+                select(traces).where(
+                    and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids))
+                )
+            )
         ):
-            rows[(tenant_id, row.trace_id)] = row
+            rows[(tenant_id, row["trace_id"])] = row
         need_spans = [
             t
             for t in ids
             if (r := rows.get((tenant_id, t))) is not None
-            and (not r.derived or (r.tool_calls is None and r.span_count))
+            and (not r["derived"] or (r["tool_calls"] is None and r["span_count"]))
         ]
         for span in assembly.spans_of(conn, tenant_id, need_spans):
-            spans.setdefault((tenant_id, span.trace_id), []).append(span)
+            spans.setdefault((tenant_id, span["trace_id"]), []).append(span)
         underived = [
-            t for t in ids if (r := rows.get((tenant_id, t))) is not None and not r.derived
+            t for t in ids if (r := rows.get((tenant_id, t))) is not None and not r["derived"]
         ]
         for event in assembly.log_events_of(conn, tenant_id, underived):
-            logs.setdefault((tenant_id, event.trace_id), []).append(event)
+            logs.setdefault((tenant_id, event["trace_id"]), []).append(event)
     out = []
     for job in claimed:
         key = (job.tenant_id, job.trace_id)
@@ -135,9 +140,9 @@ def _read_all(
 
 def _compute(
     job: job_store.ClaimedJob,
-    row: Any,
-    spans: list[Any],
-    logs: list[Any],
+    row: dict[str, Any] | None,
+    spans: list[dict[str, Any]],
+    logs: list[dict[str, Any]],
     deployed: list[CustomRuleDef],
     stats: BatchStats,
 ) -> Outcome:
@@ -146,39 +151,24 @@ def _compute(
         return outcome
     evaluate, eval_type = job.evaluate, job.eval_type
     clock = time.thread_time()
-    if not row.derived:
+    if not row["derived"]:
         derived = derive_rows(spans, logs)
         if derived is not None:
             now = codec.utcnow()
             fields = derived_fields(derived, now=now)
             extras = derived_extras(derived)
-            outcome.derivation = (fields, extras, row.span_count)
-            row = _Row(row, {**fields, **extras})
-            outcome.trace_row = row
+            outcome.derivation = (fields, extras, row["span_count"])
+            row = outcome.trace_row = {**row, **fields, **extras}  # the fresh derivation
             if derived.evaluate is not None:
                 evaluate = derived.evaluate
             eval_type = derived.eval_type or eval_type
         clock = stats.add_cpu("derive", clock)
     if evaluate:
-        trace = trace_from_row(row, spans if row.tool_calls is None else ())
+        trace = trace_from_row(row, spans if row["tool_calls"] is None else ())
         clock = stats.add_cpu("convert", clock)
         outcome.result = judge_trace(trace, eval_type, deployed)
         stats.add_cpu("engine", clock)
     return outcome
-
-
-class _Row:
-    """A stored row with some columns replaced (the fresh derivation)."""
-
-    def __init__(self, row: Any, changes: dict[str, Any]):
-        self._values = {**dict(row._mapping), **changes}
-        self._mapping = self._values
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._values[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 def _store(
@@ -231,11 +221,11 @@ def _store(
                     now=now,
                     trace_id=job.trace_id,
                     trace_revision=job.revision,
-                    agent_name=trace_row.agent_name,
-                    output_text=trace_row.output,
-                    run=trace_row.run,
-                    case_key=trace_row.case_key,
-                    session_id=trace_row.session_id,
+                    agent_name=trace_row["agent_name"],
+                    output_text=trace_row["output"],
+                    run=trace_row["run"],
+                    case_key=trace_row["case_key"],
+                    session_id=trace_row["session_id"],
                 )
                 evaluation_rows.append(row)
                 rule_rows.extend(rules)

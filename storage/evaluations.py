@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, select, update
+from sqlalchemy import Connection, Table, and_, select
 
+from storage import ruleprofiles
 from storage.codec import iso
-from storage.fastinsert import insert_rows
+from storage.fastinsert import insert_rows, update_rows
 from storage.models import Evaluation, RuleResultRow, Trace
 
 evaluations = cast(Table, Evaluation.__table__)
@@ -17,8 +19,18 @@ rule_results = cast(Table, RuleResultRow.__table__)
 traces = cast(Table, Trace.__table__)
 
 
-def evaluation_to_api(row: Any) -> dict[str, Any]:
-    """SPEC §5.2 output shape, derived on read: only what the row supports."""
+def evaluations_to_api(conn: Connection, rows: Iterable[Any]) -> list[dict[str, Any]]:
+    """Stored evaluations in the SPEC §5.2 output shape, their rule results
+    joined with their rules' profiles (one query per tenant for any not
+    cached)."""
+    rows = list(rows)
+    joined = ruleprofiles.join_all(conn, [(r.tenant_id, r.rule_results) for r in rows])
+    return [evaluation_to_api(r, rules) for r, rules in zip(rows, joined, strict=True)]
+
+
+def evaluation_to_api(row: Any, rule_results: Any) -> dict[str, Any]:
+    """SPEC §5.2 output shape of one row, derived on read: only what the row
+    supports; ``rule_results`` as ``ruleprofiles.join`` rebuilt them."""
     out: dict[str, Any] = {
         "id": row.id,
         "trace_id": row.trace_id,
@@ -29,7 +41,7 @@ def evaluation_to_api(row: Any) -> dict[str, Any]:
         "verdict": row.verdict,
         "coverage": row.coverage,
         "provenance": row.provenance,
-        "rule_results": row.rule_results or [],
+        "rule_results": rule_results or [],
         "suggestions": row.suggestions or [],
         "rules_evaluated": row.rules_evaluated,
         "rules_skipped": row.rules_skipped,
@@ -59,7 +71,7 @@ def evaluations_for_trace(conn: Connection, tenant_id: str, trace_id: str) -> li
         .where(and_(evaluations.c.tenant_id == tenant_id, evaluations.c.trace_id == trace_id))
         .order_by(evaluations.c.created_at.desc(), evaluations.c.id)
     )
-    return [evaluation_to_api(r) for r in rows]
+    return evaluations_to_api(conn, rows)
 
 
 def new_evaluation_id() -> str:
@@ -131,6 +143,9 @@ def evaluation_rows(
     return row, failed_rule_rows(result, evaluation_id, tenant_id, now)
 
 
+_NOT_FAILED = frozenset(("pass", "skipped"))
+
+
 def failed_rule_rows(
     result: dict[str, Any], evaluation_id: str, tenant_id: str, now: datetime
 ) -> list[dict[str, Any]]:
@@ -145,8 +160,8 @@ def failed_rule_rows(
     rules: list[dict[str, Any]] = []
     seen: set[str] = set()
     for rule in result.get("rule_results", ()):
-        if _outcome(rule) != "failed":
-            continue
+        if rule.get("verdict") in _NOT_FAILED or _outcome(rule) != "failed":
+            continue  # the verdict answers for most rules without _outcome
         name = str(rule.get("rule") or rule.get("ruleName") or "")
         if not name or name in seen:
             continue
@@ -168,32 +183,38 @@ def failed_rule_rows(
 def insert_evaluations(
     conn: Connection, rows: list[dict[str, Any]], rule_rows: list[dict[str, Any]]
 ) -> None:
-    """Insert evaluations (one statement each table) and point traces at them."""
-    insert_rows(conn, evaluations, rows)
+    """Insert evaluations (one statement each table), their rules' profiles
+    (``storage.ruleprofiles``), and point traces at them."""
+    stored, profiles = split_rule_results(rows)
+    for tenant_id, of_tenant in profiles.items():
+        ruleprofiles.save(conn, tenant_id, of_tenant)
+    insert_rows(conn, evaluations, stored)
     insert_rows(conn, rule_results, rule_rows)
     linked = [
         {
-            "b_tenant": r["tenant_id"],
-            "b_trace": r["trace_id"],
-            "b_eval": r["id"],
-            "b_score": r["score"],
+            "latest_evaluation_id": r["id"],
+            "latest_score": r["score"],
+            "tenant_id": r["tenant_id"],
+            "trace_id": r["trace_id"],
         }
         for r in rows
         if r["trace_id"] is not None
     ]
-    if linked:
-        conn.execute(
-            update(traces)
-            .where(
-                and_(
-                    traces.c.tenant_id == bindparam("b_tenant"),
-                    traces.c.trace_id == bindparam("b_trace"),
-                )
-            )
-            .values(latest_evaluation_id=bindparam("b_eval"), latest_score=bindparam("b_score"))
-            .execution_options(synchronize_session=False),
-            linked,
-        )
+    update_rows(conn, traces, linked, keys=("tenant_id", "trace_id"))
+
+
+def split_rule_results(
+    rows: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, dict[str, Any]]]]:
+    """The rows with their ``rule_results`` in stored form, and the profiles
+    they refer to by tenant (the given rows are not changed)."""
+    stored: list[dict[str, Any]] = []
+    profiles: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        value, referenced = ruleprofiles.split(row["rule_results"])
+        profiles.setdefault(row["tenant_id"], {}).update(referenced)
+        stored.append({**row, "rule_results": value})
+    return stored, profiles
 
 
 def store_evaluation(conn: Connection, **kwargs: Any) -> str:

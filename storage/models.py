@@ -217,6 +217,8 @@ class Evaluation(Base):
     verdict: Mapped[Any] = mapped_column(JsonType, nullable=True)
     coverage: Mapped[Any] = mapped_column(JsonType, nullable=True)
     provenance: Mapped[Any] = mapped_column(JsonType, nullable=True)
+    # Without the rules' static descriptions, which are in ``rule_profiles``
+    # (``storage.ruleprofiles``; read through ``evaluations_to_api``).
     rule_results: Mapped[Any] = mapped_column(JsonType, nullable=True)
     suggestions: Mapped[Any] = mapped_column(JsonType, nullable=True)
     rules_evaluated: Mapped[int] = mapped_column(Integer, default=0)
@@ -246,6 +248,18 @@ class Evaluation(Base):
         Index("ix_evaluations_tenant_run", "tenant_id", "run"),
         Index("ix_evaluations_tenant_agent", "tenant_id", "agent_name"),
     )
+
+
+class RuleProfile(Base):
+    """The static description of a rule (category, kind, question, …) shared
+    by every stored rule result that has it; keyed by its content's hash
+    (``storage.ruleprofiles``). Never changed, never deleted."""
+
+    __tablename__ = "rule_profiles"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    profile_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    body: Mapped[Any] = mapped_column(JsonType)
 
 
 class RuleResultRow(Base):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
 
@@ -25,8 +25,9 @@ def resource_hash(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def span_select() -> Select[tuple[object, ...]]:
-    """``SELECT spans.*, span_resources.otlp_resource`` (NULL for JSON spans)."""
+def span_select(*columns: Any) -> Select[tuple[object, ...]]:
+    """``SELECT spans.*, span_resources.otlp_resource`` (NULL for JSON spans),
+    or only the given ``spans`` columns and the resource bytes."""
     joined = spans.outerjoin(
         span_resources,
         and_(
@@ -34,7 +35,7 @@ def span_select() -> Select[tuple[object, ...]]:
             span_resources.c.resource_hash == spans.c.resource_hash,
         ),
     )
-    return select(spans, span_resources.c.otlp_resource).select_from(joined)
+    return select(*(columns or (spans,)), span_resources.c.otlp_resource).select_from(joined)
 
 
 def drop_unreferenced_resources(conn: Connection, tenant_id: str, hashes: Iterable[str]) -> None:

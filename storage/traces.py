@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 
 from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
 
-from storage import search
+from storage import ruleprofiles, search
 from storage.models import AuditEntry, Evaluation, SpanRow, Trace
 from storage.spans import drop_unreferenced_resources, span_select
 
@@ -257,7 +257,10 @@ def delete_trace(
             )
         )
     )
-    for ev in linked:
+    whole = ruleprofiles.join_all(conn, [(tenant_id, ev.rule_results) for ev in linked])
+    for ev, rule_results in zip(linked, whole, strict=True):
+        erased, profiles = ruleprofiles.split(_erase_rule_messages(rule_results))
+        ruleprofiles.save(conn, tenant_id, profiles)
         conn.execute(
             update(evaluations)
             .where(evaluations.c.id == ev.id)
@@ -266,7 +269,7 @@ def delete_trace(
                 expected_text=None,
                 suggestions=[],
                 interpretations=None,
-                rule_results=_erase_rule_messages(ev.rule_results),
+                rule_results=erased,
                 erased_at=now,
             )
         )

@@ -34,7 +34,7 @@ from service.operations.traces import check_trace_id, parse_bound
 from service.state import ServiceState
 from storage import codec
 from storage import traces as trace_store
-from storage.evaluations import evaluation_to_api, evaluations, rule_results, store_evaluation
+from storage.evaluations import evaluations, evaluations_to_api, rule_results, store_evaluation
 
 EvalType = Literal["completeness", "relevance", "safety", "cost", "custom", "all"]
 
@@ -75,7 +75,11 @@ def build_request(
     body: EvaluateBody, stored: Any | None, stored_spans: list[Any]
 ) -> EvaluationRequest:
     """The engine request: the call's fields, else what the linked trace stored."""
-    trace = trace_from_row(stored, stored_spans) if stored is not None else None
+    trace = (
+        trace_from_row(stored._mapping, [s._mapping for s in stored_spans])
+        if stored is not None
+        else None
+    )
     tool_calls = (
         tuple(ToolCall(**c.model_dump()) for c in body.tool_calls)
         if body.tool_calls is not None
@@ -262,7 +266,7 @@ async def list_evaluations(state: ServiceState, params: Mapping[str, Any]) -> di
                 .offset(q.offset)
             )
             return {
-                "results": [evaluation_to_api(r) for r in rows],
+                "results": evaluations_to_api(conn, rows),
                 "total": int(total),
                 "limit": q.limit,
                 "offset": q.offset,
@@ -279,7 +283,7 @@ async def get_evaluation(state: ServiceState, evaluation_id: str) -> dict[str, A
                     and_(evaluations.c.tenant_id == state.tenant, evaluations.c.id == evaluation_id)
                 )
             ).first()
-            return evaluation_to_api(row) if row is not None else None
+            return evaluations_to_api(conn, [row])[0] if row is not None else None
 
     result = await asyncio.to_thread(run)
     if result is None:

@@ -28,7 +28,7 @@ from storage import codec
 from storage import datasets as dataset_store
 from storage import runs as run_store
 from storage import traces as trace_store
-from storage.evaluations import evaluation_rows, evaluation_to_api, evaluations, insert_evaluations
+from storage.evaluations import evaluation_rows, evaluations, evaluations_to_api, insert_evaluations
 
 
 def _unknown_run(run: str) -> IrisError:
@@ -67,7 +67,7 @@ async def get_run(state: ServiceState, run_id: str) -> dict[str, Any]:
             if described is None:
                 return None
             evals = run_store.latest_per_trace(conn, state.tenant, run_id)
-            described["evaluations"] = [evaluation_to_api(e) for e in evals]
+            described["evaluations"] = evaluations_to_api(conn, evals)
             return described
 
     result = await asyncio.to_thread(run)
@@ -156,7 +156,7 @@ async def evaluate_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
         if row.trace_id in already:
             continue
         try:
-            trace = trace_from_row(row, spans.get(row.trace_id, ()))
+            trace = trace_from_row(row._mapping, [s._mapping for s in spans.get(row.trace_id, ())])
             todo.append((row, EvaluationRequest.from_trace(trace)))
         except Exception as exc:  # one unreadable trace must not stop the run
             failed.append({"trace_id": row.trace_id, "reason": f"{type(exc).__name__}: {exc}"})
@@ -217,7 +217,7 @@ def _rows_of(conn: Any, tenant: str, **filters: Any) -> list[EvalRow]:
         if value is not None:
             conds.append(ev[column] == value)
     rows = conn.execute(select(evaluations).where(and_(*conds)).order_by(ev.created_at, ev.id))
-    return [EvalRow.from_evaluation(evaluation_to_api(r)) for r in rows]
+    return [EvalRow.from_evaluation(e) for e in evaluations_to_api(conn, rows)]
 
 
 async def compare_traces(state: ServiceState, payload: Any) -> dict[str, Any]:
@@ -372,14 +372,17 @@ async def list_datasets(state: ServiceState) -> dict[str, Any]:
 async def case_attempts(state: ServiceState, case_key: str, run_id: str | None) -> dict[str, Any]:
     """Every attempt at one case across runs, not collapsed (SPEC §7.13)."""
 
-    def load() -> list[Any]:
+    def load() -> list[dict[str, Any]]:
         with state.engine.connect() as conn:
             ev = evaluations.c
             conds = [ev.tenant_id == state.tenant, ev.case_key == case_key]
             if run_id is not None:
                 conds.append(ev.run == run_id)
-            return list(
-                conn.execute(select(evaluations).where(and_(*conds)).order_by(ev.created_at, ev.id))
+            return evaluations_to_api(
+                conn,
+                conn.execute(
+                    select(evaluations).where(and_(*conds)).order_by(ev.created_at, ev.id)
+                ),
             )
 
     rows = await asyncio.to_thread(load)
@@ -390,14 +393,14 @@ async def case_attempts(state: ServiceState, case_key: str, run_id: str | None) 
             status=404,
             recovery=["Log traces with case_key, or list runs with GET /api/v1/runs."],
         )
-    passed = sum(1 for r in rows if r.passed)
+    passed = sum(1 for r in rows if r["passed"])
     return {
         "case_key": case_key,
         "attempts": len(rows),
         "passed": passed,
         "flaky": 0 < passed < len(rows),
-        "runs": sorted({r.run for r in rows if r.run}),
-        "evaluations": [evaluation_to_api(r) for r in rows],
+        "runs": sorted({r["run"] for r in rows if r["run"]}),
+        "evaluations": rows,
     }
 
 

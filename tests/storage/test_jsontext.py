@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,3 +44,28 @@ def test_datetimes_keep_their_text_form() -> None:
 
 def test_text_is_compact_and_not_ascii_escaped() -> None:
     assert dumps({"a": [1, 2.5, "é ✓"], "b": None}) == '{"a":[1,2.5,"é ✓"],"b":null}'
+
+
+def _one_pass(value: Any) -> str | None:
+    """The encoding before the string-keys fast path: orjson with non-string keys allowed."""
+    options = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+    try:
+        return orjson.dumps(value, default=str, option=options | orjson.OPT_NON_STR_KEYS).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+
+
+@given(values)
+@settings(max_examples=300, deadline=None)
+def test_text_is_what_the_one_pass_encoding_wrote(value: Any) -> None:
+    expected = _one_pass(value)
+    assert dumps(value) == (expected if expected is not None else _reference(value))
+
+
+class _Key(str):
+    pass
+
+
+def test_non_string_keys_are_encoded_as_before() -> None:
+    value = {1: "a", "b": {2.5: True, _Key("k"): None}}
+    assert dumps(value) == '{"1":"a","b":{"2.5":true,"k":null}}'

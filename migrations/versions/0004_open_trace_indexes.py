@@ -6,8 +6,8 @@ number of open traces, i.e. with traffic times the grace period. A partial
 index holds open traces only, ordered the way the sweep reads them; the
 unused ``(tenant_id, status, last_span_at)`` index goes.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-12-01 06:40:00
 """
 
@@ -18,8 +18,8 @@ from alembic import op
 
 from storage.models import OPEN_TRACE
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

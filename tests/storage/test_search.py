@@ -1,0 +1,99 @@
+"""The search index: the text it stores for a trace, and its rows on re-indexing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import Engine, text
+
+from evaluators.model import AgentTrace
+from storage import codec, search
+from storage.models import Trace
+from storage.traces import TraceQuery, list_traces
+
+
+def _reference(value: Any, out: list[str]) -> None:
+    """The plain recursive walk ``flatten_text`` must agree with."""
+    if value is None:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.append(str(key))
+            _reference(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _reference(item, out)
+    elif isinstance(value, str):
+        out.append(value)
+    else:
+        out.append(json.dumps(value))
+
+
+leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()  # NaN and infinities included: json.dumps spells them its own way
+    | st.text(max_size=8)
+)
+values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=4) | st.integers(-3, 3), inner, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@given(values)
+@settings(max_examples=400, deadline=None)
+def test_flattened_text_is_every_key_and_leaf_in_order(value: Any) -> None:
+    parts: list[str] = []
+    _reference(value, parts)
+    assert search.flatten_text(value) == " ".join(parts)
+
+
+def _stored_trace(engine: Engine, trace_id: str, output: str) -> dict[str, Any]:
+    row = codec.trace_row(
+        AgentTrace(agent_name="a", output=output),
+        trace_id=trace_id,
+        tenant_id="t",
+        source="otlp",
+        now=codec.utcnow(),
+    )
+    with engine.begin() as conn:
+        conn.execute(Trace.__table__.insert(), [row])
+    return row
+
+
+def _found(engine: Engine, word: str) -> list[str]:
+    with engine.connect() as conn:
+        page = list_traces(conn, TraceQuery(tenant_id="t", q=word))
+    return sorted(r.trace_id for r in page.rows)
+
+
+def test_reindexing_replaces_the_rows_of_those_traces_only(engine: Engine) -> None:
+    first = _stored_trace(engine, "a" * 32, "apples")
+    second = _stored_trace(engine, "b" * 32, "apples")
+    with engine.begin() as conn:
+        search.index_rows(conn, [first, second])
+    with engine.begin() as conn:
+        search.index_rows(conn, [{**first, "output": "pears"}], replace=True)
+    assert _found(engine, "pears") == ["a" * 32]
+    assert _found(engine, "apples") == ["b" * 32]
+    with engine.connect() as conn:
+        count = conn.execute(text("SELECT count(*) FROM trace_search")).scalar_one()
+    assert count == 2
+
+
+def test_removed_traces_are_no_longer_found(engine: Engine) -> None:
+    rows = [_stored_trace(engine, c * 32, "plums") for c in "abc"]
+    with engine.begin() as conn:
+        search.index_rows(conn, rows)
+        search.remove(conn, [("t", "a" * 32), ("t", "c" * 32), ("t", "f" * 32)])
+    assert _found(engine, "plums") == ["b" * 32]

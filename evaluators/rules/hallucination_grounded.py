@@ -143,6 +143,48 @@ def _num_matches(text: str) -> Iterator[re.Match[str]]:
 def numbers(text: str) -> list[Num]:
     """Every number in ``text`` with the unit word that follows it (if known)."""
     out: list[Num] = []
+    append = out.append
+    new_num = tuple.__new__  # what Num(...) does, without its Python frame
+    unit_of = _unit_of
+    # lowering ASCII text keeps every offset, so the text is lowered once and
+    # each number's look-behind window sliced from it (other text is lowered
+    # window by window, as a lowered character may be longer than one)
+    low = text.lower() if text.isascii() else None
+    for m in _num_matches(text):
+        raw, suf, pct_sign, unit_word = m.group("num", "suf", "pct", "unit")
+        value = float(raw.replace(",", "")) if "," in raw else float(raw)
+        scaled = value * _SCALE[suf] if suf else value
+        start, end = m.span()
+        lo = start - 24 if start > 24 else 0
+        before = low[lo:start].rstrip() if low is not None else text[lo:start].rstrip().lower()
+        unit = "%" if pct_sign else (unit_of(unit_word) if unit_word else None)
+        approx = before.endswith(_APPROX_WORDS)
+        append(new_num(Num, (value, scaled, bool(pct_sign), unit, approx, start, end, raw)))
+    return out
+
+
+# unit word as written -> its dimension (or None): a pure function of the
+# word, asked for each number, so each distinct word is looked up once
+_UNIT_OF: dict[str, str | None] = {}
+
+
+def _unit_of(unit_word: str) -> str | None:
+    """The dimension of the word after a number (``_UNIT_WORDS``), if known."""
+    try:
+        return _UNIT_OF[unit_word]
+    except KeyError:
+        pass
+    word = unit_word.lower().rstrip("/")
+    unit = _UNIT_WORDS.get(word) or _UNIT_WORDS.get(word.split("-")[0])
+    if len(_UNIT_OF) < 8192:
+        _UNIT_OF[unit_word] = unit
+    return unit
+
+
+def _numbers_plain(text: str) -> list[Num]:
+    """:func:`numbers` as first written (the reference its fast path is tested
+    against)."""
+    out: list[Num] = []
     units = _UNIT_WORDS
     for m in _num_matches(text):
         raw, suf, pct_sign, unit_word = m.group("num", "suf", "pct", "unit")
@@ -377,6 +419,21 @@ class Material:
     @cached_property
     def source_lines(self) -> list[str]:
         return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
+
+    @cached_property
+    def _grounded(self) -> dict[tuple[bool, str, float], bool]:
+        return {}
+
+    def grounds_once(self, n: Num) -> bool:
+        """:meth:`grounds`, decided once per distinct figure: it reads only the
+        percent flag, the value and decimals (both fixed by the digits as
+        written) and the scaled value, so those are the key."""
+        key = (n.pct, n.digits, n.scaled)
+        memo = self._grounded
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = self.grounds(n)
+        return hit
 
     def grounds(self, n: Num) -> bool:
         """The material states this figure or a plain derivation of it
@@ -1310,7 +1367,7 @@ def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Sig
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
     out_nums = numbers(out)
-    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds(n)]
+    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds_once(n)]
     years = {d.year for d in mat.dates if d.year}
     year_hint = next(iter(years)) if len(years) == 1 else None
     found: list[Signal] = []

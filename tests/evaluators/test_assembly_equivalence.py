@@ -16,9 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluators import engine
+from evaluators.composer import (
+    RISK_KINDS,
+    Composition,
+    Layer,
+    assign_roles,
+    compose,
+    decides,
+)
 from evaluators.config import EngineConfig
 from evaluators.judged import Judged
 from evaluators.proof import figures
+from evaluators.risk import Detector, estimate
 from evaluators.rules.base import MAX_EVIDENCE_ITEMS, Outcome
 from evaluators.rules.registry import RULES
 
@@ -185,3 +194,147 @@ def test_results_share_no_mutable_object() -> None:
     a["rule"] = "changed"
     c = engine._result_dict(j, cfg, 0.5)
     assert c == b
+
+
+# -- the composer ------------------------------------------------------------------
+
+
+def _compose_plain(
+    results: list[Judged], cfg: EngineConfig, present: dict[str, bool]
+) -> Composition:
+    """The composer before its one-split rewrite (risk keyed by Detector tuples)."""
+    assign_roles(results, cfg)
+    evaluated = [j for j in results if not j.skipped]
+    crit_failures = [
+        j.name
+        for j in evaluated
+        if j.fired and j.critical and (j.kind != "policy" or decides(j, cfg))
+    ]
+    crit_skipped = [
+        j.name
+        for j in results
+        if j.skipped and j.critical and (j.outcome.skip_class != "not_applicable" or j.asked)
+    ]
+    layers: list[Layer] = []
+
+    if not evaluated:
+        layer = Layer("no_rules", "unknown", ())
+        return Composition(
+            "unknown", "no_rules", [], [], None, None, None, crit_failures, crit_skipped, [layer]
+        )
+
+    gate = [j for j in evaluated if j.fired and decides(j, cfg)]
+    if gate:
+        layers.append(
+            Layer("policy_gate", "fail", tuple(j.name for j in gate), tuple(j.name for j in gate))
+        )
+    veto = [j for j in evaluated if j.fired and j.critical and j.kind not in ("policy", "judgment")]
+    if veto:
+        layers.append(
+            Layer("detector_veto", "fail", tuple(j.name for j in veto), tuple(j.name for j in veto))
+        )
+    unk = [
+        j
+        for j in results
+        if j.skipped and j.critical and j.outcome.skip_class in ("defeated", "config_invalid")
+    ]
+    if unk and cfg.on_critical_skipped != "pass":
+        state = "fail" if cfg.on_critical_skipped == "fail" else "unknown"
+        layers.append(
+            Layer("critical_unknown", state, tuple(j.name for j in unk), tuple(j.name for j in unk))
+        )
+    missing: list[str] = []
+    implicated: list[str] = []
+    seen: set[str] = set()
+    for j in evaluated:
+        seen.update(j.outcome.saw)
+    for need in cfg.required_evidence:
+        if need not in seen and need not in missing:
+            missing.append(need)
+    for j in results:
+        if j.skipped and j.outcome.skip_class == "not_applicable" and j.asked:
+            if j.critical and cfg.on_critical_skipped == "pass":
+                continue
+            lacked = j.outcome.lacked or tuple(n for n in j.needs if not present.get(n, False))
+            for need in lacked:
+                if need not in missing:
+                    missing.append(need)
+            implicated.append(j.name)
+    if missing:
+        layers.append(
+            Layer("required_evidence_missing", "unknown", tuple(missing), tuple(implicated))
+        )
+
+    dets = tuple(
+        sorted(
+            (
+                Detector(j.name, cls, j.fired)
+                for j in evaluated
+                if j.kind in RISK_KINDS and j.origin == "builtin" and not j.critical
+                for cls in j.classes[:1]
+            ),
+            key=lambda d: (d.cls, d.name),
+        )
+    )
+    risk = estimate(dets, cfg.prior, cfg.prior_mode) if dets else None
+    if risk is not None and risk.p_bad > cfg.tau:
+        risk_by = tuple(c for c, q in risk.by_class if q > 0.5) or (
+            max(risk.by_class, key=lambda kv: kv[1])[0],
+        )
+        fired_rules = tuple(d.name for d in dets if d.fired) or tuple(d.name for d in dets)
+        layers.append(Layer("risk_over_loss", "fail", risk_by, fired_rules))
+
+    failing = [layer for layer in layers if layer.state == "fail"]
+    unknown = [layer for layer in layers if layer.state == "unknown"]
+    primary = failing[0] if failing else (unknown[0] if unknown else None)
+    if primary is None:
+        state, basis, by = "pass", "clean", []
+    else:
+        state, basis, by = primary.state, primary.basis, list(primary.by)
+    also = [layer for layer in layers if layer is not primary]
+
+    confidence = note = None
+    if risk is not None and basis in ("risk_over_loss", "clean"):
+        tau = cfg.tau
+        reasons = []
+        if risk.lo <= tau <= risk.hi:
+            reasons.append(
+                f"the risk interval [{risk.lo:.3f}, {risk.hi:.3f}] straddles τ = {tau:.3f}"
+            )
+        if cfg.prior != 0.5 or cfg.prior_mode != "per-output":
+            reasons.append(f"computed at a non-shipped prior ({cfg.prior}, {cfg.prior_mode})")
+        confidence = "marginal" if reasons else "decisive"
+        note = "; ".join(reasons) or None
+    return Composition(
+        state, basis, by, also, risk, confidence, note, crit_failures, crit_skipped, layers
+    )
+
+
+_configs = st.builds(
+    EngineConfig,
+    critical_rules=st.lists(st.sampled_from([s.name for s in RULES]), max_size=3).map(tuple),
+    on_critical_skipped=st.sampled_from(["unknown", "fail", "pass"]),
+    required_evidence=st.lists(
+        st.sampled_from(["output", "input", "tool_calls", "cost"]), max_size=2
+    ).map(tuple),
+    defaults_gate=st.booleans(),
+    false_pass_cost=st.sampled_from([1.0, 0.25, 9.0]),
+    prior=st.sampled_from([0.5, 0.2]),
+    prior_mode=st.sampled_from(["per-output", "per-class"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_judged(), max_size=12),
+    _configs,
+    st.dictionaries(st.sampled_from(["input", "tool_calls"]), st.booleans()),
+)
+def test_compose_matches_plain_composer(
+    js: list[Judged], cfg: EngineConfig, present: dict[str, bool]
+) -> None:
+    got = compose(js, cfg, present)
+    roles = [j.role for j in js]
+    want = _compose_plain(js, cfg, present)
+    assert [j.role for j in js] == roles
+    assert got == want

@@ -291,6 +291,18 @@ def _letter_runs(low: str) -> list[str]:
     return re.findall(r"[a-z']+", low)
 
 
+def _is_echo(ask: str, low: str) -> bool:
+    """The lowered output ``low`` is the ask handed back, whitespace aside.
+    The collapsed output keeps every non-space character of ``low``, so when
+    those alone are over the length bound it cannot pass, and the collapsed
+    copy of a long output is never built."""
+    a = " ".join(ask.lower().split())
+    if _non_space_count(low) > 1.2 * len(a):
+        return False
+    o = " ".join(low.split())
+    return a in o and len(o) <= 1.2 * len(a)
+
+
 def says_something(ctx: EvalContext) -> Outcome:
     out = ctx.output
     stripped = out.strip()
@@ -338,11 +350,8 @@ def says_something(ctx: EvalContext) -> Outcome:
             blocked = ctx.threshold("blocklist")[0]
             if not any(p.lower() in ask.lower() for p in blocked):
                 shape = "refusal"
-    if shape is None and ask.strip() and len(ask.strip()) >= 20:
-        a = " ".join(ask.lower().split())
-        o = " ".join(low.split())
-        if a in o and len(o) <= 1.2 * len(a):
-            shape = "echo"
+    if shape is None and ask.strip() and len(ask.strip()) >= 20 and _is_echo(ask, low):
+        shape = "echo"
     rep = None if shape else _sentence_repetition(out, ctx.output_sentences)
     if rep:
         shape = "repetition"

@@ -16,6 +16,7 @@ from evaluators.config import EngineConfig
 from evaluators.context import EvalContext
 from evaluators.lexical import terms
 from evaluators.request import EvaluationRequest
+from evaluators.rules import completeness
 from evaluators.rules import hallucination_grounded as hg
 
 
@@ -99,3 +100,19 @@ def test_grounds_once_tells_scaled_figures_apart() -> None:
     nums = hg.numbers("We saw 3 then 3K then 3% and 3.")
     assert [mat.grounds_once(n) for n in nums] == [mat.grounds(n) for n in nums]
     assert [mat.grounds(n) for n in nums] == [False, True, False, False]
+
+
+def _is_echo_plain(ask: str, low: str) -> bool:
+    a = " ".join(ask.lower().split())
+    o = " ".join(low.split())
+    return a in o and len(o) <= 1.2 * len(a)
+
+
+ECHO_FRAGS = ["where is the sweep", " ", "  ", "\n", "\t", "\x1c", "\u2003", "x", "İ", "?"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts(ECHO_FRAGS, 12), _texts(ECHO_FRAGS, 14))
+def test_echo_gate_is_exact(ask: str, out: str) -> None:
+    low = out.strip().lower()
+    assert completeness._is_echo(ask, low) == _is_echo_plain(ask, low)

@@ -203,9 +203,12 @@ def categories(
     by_bundle: dict[str, list[Judged]] = {}  # one pass, in result order
     for j in results:
         by_bundle.setdefault(j.bundle, []).append(j)
+    deciding = _deciding_layers(comp, by_rule)
+    crit_failed = [(n, by_rule[n].bundle) for n in comp.critical_failures if n in by_rule]
+    crit_skipped = [(n, by_rule[n].bundle) for n in comp.critical_skipped if n in by_rule]
     for b in bundles:
         mine = by_bundle.get(b, [])
-        ev = [j for j in mine if not j.skipped]
+        ev = [j for j in mine if not j.outcome.skipped]
         wsum = sum(j.weight for j in ev)
         score = round(sum(j.outcome.score * j.weight for j in ev) / wsum, 4) if wsum else None
         row: dict[str, Any] = {
@@ -215,30 +218,40 @@ def categories(
             "rules_skipped": len(mine) - len(ev),
             "insufficient_data": not ev,
         }
-        cf = [n for n in comp.critical_failures if by_rule.get(n) and by_rule[n].bundle == b]
-        cs = [n for n in comp.critical_skipped if by_rule.get(n) and by_rule[n].bundle == b]
+        cf = [n for n, nb in crit_failed if nb == b]
+        cs = [n for n, nb in crit_skipped if nb == b]
         if cf:
             row["critical_failures"] = cf
         if cs:
             row["critical_skipped"] = cs
         if ev:
             state = "pass"
-            if comp.state != "pass":
-                for layer in comp.layers:
-                    if layer.state == "pass":
-                        continue
-                    if layer.basis == "required_evidence_missing" and not layer.rules:
-                        hit = True
-                    else:
-                        hit = any(
-                            by_rule.get(n) is not None and by_rule[n].bundle == b
-                            for n in layer.rules
-                        )
-                    if hit and _STATE_RANK[layer.state] > _STATE_RANK[state]:
-                        state = layer.state
+            for layer_state, hits in deciding:
+                if (hits is None or b in hits) and _STATE_RANK[layer_state] > _STATE_RANK[state]:
+                    state = layer_state
             row["passed"] = {"pass": True, "fail": False, "unknown": None}[state]
         rows[b] = row
     return rows
+
+
+def _deciding_layers(
+    comp: Composition, by_rule: dict[str, Judged]
+) -> list[tuple[str, frozenset[str] | None]]:
+    """Each layer that can move a bundle off "pass", in layer order, with the
+    bundles of the rules it implicates (``None``: every bundle). Computed once
+    per verdict, not once per bundle; none when the verdict passes."""
+    out: list[tuple[str, frozenset[str] | None]] = []
+    if comp.state == "pass":
+        return out
+    for layer in comp.layers:
+        if layer.state == "pass":
+            continue
+        if layer.basis == "required_evidence_missing" and not layer.rules:
+            out.append((layer.state, None))
+        else:
+            hits = frozenset(by_rule[n].bundle for n in layer.rules if n in by_rule)
+            out.append((layer.state, hits))
+    return out
 
 
 def coverage(

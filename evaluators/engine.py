@@ -403,7 +403,7 @@ def evaluate(
         list(BUNDLES) if eval_type == "all" else ([eval_type] if eval_type != "custom" else [])
     )
     if (
-        any(j.is_custom for j in results)
+        any(j.origin != "builtin" for j in results)  # j.is_custom
         and "custom" not in bundles
         and eval_type in ("all", "custom")
     ):
@@ -418,7 +418,7 @@ def evaluate(
         if not d.enabled
     ]
     cov = coverage(results, present, dormant)
-    evaluated = [j for j in results if not j.skipped]
+    evaluated = [j for j in results if not j.outcome.skipped]
     wsum = sum(j.weight for j in evaluated)
     score = sum(j.outcome.score * j.weight for j in evaluated) / wsum if wsum else 0.0
     risk_classes = len(
@@ -463,8 +463,8 @@ def evaluate(
         "composer": {"rules": 2},
     }
     suggestions = []
-    for j in results:
-        if j.fired:
+    for j in evaluated:
+        if not j.outcome.passed:  # j.fired
             suggestions.append(
                 _SUGGESTIONS.get(j.name, f"Make the output satisfy custom rule {j.name}.")
             )

@@ -862,6 +862,8 @@ def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Sig
             src_keys.setdefault(_digit_key(s.digits), s)
         if s.value >= 10 or "." in s.digits:
             src_sig.setdefault(_sig_digits(s.value), s)
+    if not src_keys and not src_sig:
+        return  # no twin to find: every lookup below would miss
     for n in nums:
         plain = n.digits.replace(",", "").replace(".", "")
         twin = src_keys.get(_digit_key(n.digits)) if len(plain) >= 3 else None

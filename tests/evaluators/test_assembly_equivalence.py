@@ -21,6 +21,7 @@ from evaluators.composer import (
     Composition,
     Layer,
     assign_roles,
+    categories,
     compose,
     decides,
 )
@@ -338,3 +339,67 @@ def test_compose_matches_plain_composer(
     want = _compose_plain(js, cfg, present)
     assert [j.role for j in js] == roles
     assert got == want
+
+
+_RANK = {"pass": 0, "unknown": 1, "fail": 2}
+
+
+def _categories_plain(
+    results: list[Judged], comp: Composition, bundles: list[str]
+) -> dict[str, dict[str, Any]]:
+    """``categories`` before the deciding layers were computed once per verdict."""
+    rows: dict[str, dict[str, Any]] = {}
+    by_rule = {j.name: j for j in results}
+    by_bundle: dict[str, list[Judged]] = {}  # one pass, in result order
+    for j in results:
+        by_bundle.setdefault(j.bundle, []).append(j)
+    for b in bundles:
+        mine = by_bundle.get(b, [])
+        ev = [j for j in mine if not j.skipped]
+        wsum = sum(j.weight for j in ev)
+        score = round(sum(j.outcome.score * j.weight for j in ev) / wsum, 4) if wsum else None
+        row: dict[str, Any] = {
+            "score": score,
+            "passed": None,
+            "rules_evaluated": len(ev),
+            "rules_skipped": len(mine) - len(ev),
+            "insufficient_data": not ev,
+        }
+        cf = [n for n in comp.critical_failures if by_rule.get(n) and by_rule[n].bundle == b]
+        cs = [n for n in comp.critical_skipped if by_rule.get(n) and by_rule[n].bundle == b]
+        if cf:
+            row["critical_failures"] = cf
+        if cs:
+            row["critical_skipped"] = cs
+        if ev:
+            state = "pass"
+            if comp.state != "pass":
+                for layer in comp.layers:
+                    if layer.state == "pass":
+                        continue
+                    if layer.basis == "required_evidence_missing" and not layer.rules:
+                        hit = True
+                    else:
+                        hit = any(
+                            by_rule.get(n) is not None and by_rule[n].bundle == b
+                            for n in layer.rules
+                        )
+                    if hit and _RANK[layer.state] > _RANK[state]:
+                        state = layer.state
+            row["passed"] = {"pass": True, "fail": False, "unknown": None}[state]
+        rows[b] = row
+    return rows
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_judged(), max_size=12),
+    _configs,
+    st.lists(
+        st.sampled_from(["completeness", "relevance", "safety", "correctness", "cost", "custom"]),
+        max_size=6,
+    ),
+)
+def test_categories_match_plain(js: list[Judged], cfg: EngineConfig, bundles: list[str]) -> None:
+    comp = compose(js, cfg, {})
+    assert categories(js, comp, bundles) == _categories_plain(js, comp, bundles)

@@ -116,3 +116,56 @@ ECHO_FRAGS = ["where is the sweep", " ", "  ", "\n", "\t", "\x1c", "\u2003", "x"
 def test_echo_gate_is_exact(ask: str, out: str) -> None:
     low = out.strip().lower()
     assert completeness._is_echo(ask, low) == _is_echo_plain(ask, low)
+
+
+def _near_miss_plain(out: str, nums: list[hg.Num], mat: hg.Material) -> list[hg.Signal]:
+    """``_near_miss_numbers`` without its early return (empty twin tables)."""
+    src_keys: dict[str, hg.Num] = {}
+    src_sig: dict[str, hg.Num] = {}
+    for s in mat.nums:
+        if hg._is_year(s):
+            continue
+        if len(s.digits.replace(",", "").replace(".", "")) >= 3:
+            src_keys.setdefault(hg._digit_key(s.digits), s)
+        if s.value >= 10 or "." in s.digits:
+            src_sig.setdefault(hg._sig_digits(s.value), s)
+    found: list[hg.Signal] = []
+    for n in nums:
+        plain = n.digits.replace(",", "").replace(".", "")
+        twin = src_keys.get(hg._digit_key(n.digits)) if len(plain) >= 3 else None
+        if twin is None and (n.value >= 100 or "." in n.digits):
+            cand = src_sig.get(hg._sig_digits(n.value))
+            if cand is not None and cand.value != n.value and not (n.pct and cand.value < 1):
+                twin = cand
+        if twin is not None and twin.value != n.value:
+            found.append(
+                (
+                    "figure_not_in_material",
+                    n.start,
+                    n.end,
+                    f"{out[n.start : n.end]} does not appear in the material, which states "
+                    f"{twin.digits}",
+                )
+            )
+    return found
+
+
+_TWIN_FRAGS = ["12,480", "14,280", "214", "2,140", "0.31", "0.031", "7", "2024", " ", "%", "x"]
+_TWIN_FRAGS += ["0.5", "500", "25", "2.5", "007"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts(_TWIN_FRAGS, 8), _texts(_TWIN_FRAGS, 12))
+def test_near_miss_numbers_match_plain(material: str, output: str) -> None:
+    mat = hg.Material.build(material)
+    nums = hg.numbers(output)
+    assert list(hg._near_miss_numbers(output, nums, mat)) == _near_miss_plain(output, nums, mat)
+
+
+def test_near_miss_twin_by_significant_digits_alone() -> None:
+    """A material with no three-digit figure still gives tenfold twins."""
+    mat = hg.Material.build("The ratio is 0.5 today.")
+    nums = hg.numbers("It reached 500 and 12")
+    got = list(hg._near_miss_numbers("It reached 500 and 12", nums, mat))
+    assert got == _near_miss_plain("It reached 500 and 12", nums, mat)
+    assert [s[0] for s in got] == ["figure_not_in_material"]

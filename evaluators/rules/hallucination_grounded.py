@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.linear import LinearMatch, LinearPattern
-from evaluators.text.literals import LiteralSet
+from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember
 from evaluators.text.starts import CharStarts, tried_at
 
 Signal = tuple[str, int, int, str]
@@ -488,10 +488,10 @@ _ATTRIBUTION_LITERALS: tuple[str, ...] = (
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 
 
-_ATTRIBUTION_SET = LiteralSet(_ATTRIBUTION_LITERALS)
+_ATTRIBUTION_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LITERALS)
 
 
-def _cannot_match(text: str, literals: LiteralSet) -> bool:
+def _cannot_match(text: str, literals: FamilyMember) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
     agree exactly; other text is left to the pattern itself."""
@@ -725,7 +725,7 @@ _ABSENCE_VERBS: tuple[str, ...] = (
     "say anything",
     "talk about",
 )
-_ABSENCE_VERB_SET = LiteralSet(_ABSENCE_VERBS)  # any of them in one pass
+_ABSENCE_VERB_SET = LOWERED_OUTPUT.member(_ABSENCE_VERBS)  # any of them in one pass
 _ABSENCE_STOP = frozenset(
     {
         "the",
@@ -1279,7 +1279,7 @@ _ROLE_WORDS: tuple[str, ...] = (
     "inventor",
     "creator",
 )
-_ROLE_WORD_SET = LiteralSet(_ROLE_WORDS)  # any of them in one pass
+_ROLE_WORD_SET = LOWERED_OUTPUT.member(_ROLE_WORDS)  # any of them in one pass
 
 
 def _roles(out: str, mat: Material) -> Iterator[Signal]:

@@ -16,8 +16,9 @@ from evaluators.config import EngineConfig
 from evaluators.context import EvalContext
 from evaluators.lexical import terms
 from evaluators.request import EvaluationRequest
-from evaluators.rules import completeness
+from evaluators.rules import completeness, grounding, stub
 from evaluators.rules import hallucination_grounded as hg
+from evaluators.text.literals import LiteralFamily
 
 
 def _texts(fragments: list[str], max_size: int = 30) -> st.SearchStrategy[str]:
@@ -169,3 +170,43 @@ def test_near_miss_twin_by_significant_digits_alone() -> None:
     got = list(hg._near_miss_numbers("It reached 500 and 12", nums, mat))
     assert got == _near_miss_plain("It reached 500 and 12", nums, mat)
     assert [s[0] for s in got] == ["figure_not_in_material"]
+
+
+# -- one scan for the literal gates of the lowered output ---------------------------
+
+_FAMILY_MEMBERS = [
+    stub._NEEDS_SET,
+    grounding._PROPOSAL_SET,
+    hg._ATTRIBUTION_SET,
+    hg._ABSENCE_VERB_SET,
+    hg._ROLE_WORD_SET,
+]
+_FAMILY_FRAGS = sorted({lit for m in _FAMILY_MEMBERS for lit in m.literals})
+_FAMILY_FRAGS += [" ", "x", "ſ", "é", "\ud800", "ceo", "found", "say"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_texts(_FAMILY_FRAGS, 12), st.integers(0, 4)), max_size=6))
+def test_family_members_are_their_own_sets(asks: list[tuple[str, int]]) -> None:
+    """Any text, any member, in any order (the family's memo of the last text
+    must never answer for another text or another member)."""
+    for text, k in asks:
+        member = _FAMILY_MEMBERS[k]
+        assert member.present(text) == {lit for lit in member.literals if lit in text}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.text(alphabet="abc .", min_size=1, max_size=3), max_size=5), max_size=4),
+    st.lists(st.tuples(st.text(alphabet="abc .", max_size=12), st.integers(0, 3)), max_size=8),
+)
+def test_a_family_of_any_sets(sets: list[list[str]], asks: list[tuple[str, int]]) -> None:
+    """Members added between asks too: the union must grow with the family."""
+    family = LiteralFamily()
+    members = []
+    for lits in sets:
+        members.append(family.member(lits))
+        for text, k in asks:
+            i = k % len(members)
+            want = {lit for lit in set(sets[i]) if lit and lit in text}
+            assert members[i].present(text) == want

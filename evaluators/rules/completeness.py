@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from contextlib import suppress
 from typing import Any
 
@@ -248,16 +249,7 @@ def _sentence_repetition(
         spans = split_sentences(body)
     else:
         body = text
-    counts: dict[str, int] = {}
-    # lowering ASCII text keeps every offset, so it can be lowered once
-    low = body.lower() if body.isascii() else None
-    for s, e in spans:
-        sent = low[s:e].strip() if low is not None else body[s:e].strip().lower()
-        if len(sent.split(None, 2)) >= 3:  # three words or more
-            counts[sent] = counts.get(sent, 0) + 1
-    if not counts:
-        return None
-    best, n = max(counts.items(), key=lambda kv: kv[1])
+    best, n = _most_repeated(body, spans)
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
@@ -265,6 +257,28 @@ def _sentence_repetition(
     if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
+
+
+def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+    """The sentence of three words or more (stripped, lowered) that occurs most
+    often, the first such on a tie, with its count; ``("", 0)`` when none.
+
+    The stretches are counted as sliced, by ``Counter`` (a C loop), and only
+    the distinct ones are stripped, lowered and measured: the same counts, in
+    the same first-occurrence order, as testing every sentence one by one."""
+    # lowering ASCII text keeps every offset, so it can be lowered once
+    low = body.lower() if body.isascii() else None
+    raw = Counter([(low if low is not None else body)[s:e] for s, e in spans])
+    counts: dict[str, int] = {}
+    for piece, k in raw.items():
+        sent = piece.strip() if low is not None else piece.strip().lower()
+        if len(sent.split(None, 2)) >= 3:  # three words or more
+            counts[sent] = counts.get(sent, 0) + k
+    best, n = "", 0
+    for sent, k in counts.items():
+        if k > n:  # strictly: the first of equal counts stays
+            best, n = sent, k
+    return best, n
 
 
 # The ASCII characters str.split() splits on (isspace() is true for each).

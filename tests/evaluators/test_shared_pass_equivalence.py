@@ -210,3 +210,68 @@ def test_a_family_of_any_sets(sets: list[list[str]], asks: list[tuple[str, int]]
             i = k % len(members)
             want = {lit for lit in set(sets[i]) if lit and lit in text}
             assert members[i].present(text) == want
+
+
+# -- the repeated-sentence test -------------------------------------------------------
+
+
+def _sentence_repetition_plain(
+    text: str, spans: list[tuple[int, int]] | None = None
+) -> tuple[str, int] | None:
+    """``_sentence_repetition`` as it was: every sentence stripped and tested."""
+    if spans is None or "```" in text or len(text) > completeness._TEXT_CAP:
+        body = completeness._FENCE.sub(" ", text[: completeness._TEXT_CAP])
+        spans = completeness.split_sentences(body)
+    else:
+        body = text
+    counts: dict[str, int] = {}
+    low = body.lower() if body.isascii() else None
+    for s, e in spans:
+        sent = low[s:e].strip() if low is not None else body[s:e].strip().lower()
+        if len(sent.split(None, 2)) >= 3:
+            counts[sent] = counts.get(sent, 0) + 1
+    if not counts:
+        return None
+    best, n = max(counts.items(), key=lambda kv: kv[1])
+    if n < 5:
+        return None
+    nonws = completeness._non_space_count(body) or 1
+    if len("".join(best.split())) * n >= 0.5 * nonws:
+        return best, n
+    return None
+
+
+REPEAT_FRAGS = ["The sweep runs daily. ", "the SWEEP runs daily. ", "Ok. ", "Two words. ", "\n"]
+REPEAT_FRAGS += ["It is done now! ", " ", "İt is done now. ", "```x``` ", "x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts(REPEAT_FRAGS, 40), st.sampled_from(["given", "none", "loose"]))
+def test_sentence_repetition_matches_plain(text: str, spans_from: str) -> None:
+    spans: list[tuple[int, int]] | None = None
+    if spans_from == "given":
+        spans = completeness.split_sentences(text)
+    elif spans_from == "loose":  # untrimmed stretches: the strip must still apply
+        spans = [
+            (max(0, s - 1), min(len(text), e + 1)) for s, e in completeness.split_sentences(text)
+        ]
+    assert completeness._sentence_repetition(text, spans) == _sentence_repetition_plain(text, spans)
+
+
+def _most_repeated_plain(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+    counts: dict[str, int] = {}
+    low = body.lower() if body.isascii() else None
+    for s, e in spans:
+        sent = low[s:e].strip() if low is not None else body[s:e].strip().lower()
+        if len(sent.split(None, 2)) >= 3:
+            counts[sent] = counts.get(sent, 0) + 1
+    return max(counts.items(), key=lambda kv: kv[1]) if counts else ("", 0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts(REPEAT_FRAGS, 20), st.booleans())
+def test_most_repeated_matches_plain(text: str, loose: bool) -> None:
+    spans = completeness.split_sentences(text)
+    if loose:
+        spans = [(max(0, s - 1), min(len(text), e + 1)) for s, e in spans]
+    assert completeness._most_repeated(text, spans) == _most_repeated_plain(text, spans)

@@ -181,27 +181,6 @@ def _unit_of(unit_word: str) -> str | None:
     return unit
 
 
-def _numbers_plain(text: str) -> list[Num]:
-    """:func:`numbers` as first written (the reference its fast path is tested
-    against)."""
-    out: list[Num] = []
-    units = _UNIT_WORDS
-    for m in _num_matches(text):
-        raw, suf, pct_sign, unit_word = m.group("num", "suf", "pct", "unit")
-        value = float(raw.replace(",", "")) if "," in raw else float(raw)
-        scaled = value * _SCALE[suf] if suf else value
-        pct = bool(pct_sign)
-        start, end = m.span()
-        unit: str | None = "%" if pct else None
-        if unit is None and unit_word:
-            word = unit_word.lower().rstrip("/")
-            unit = units.get(word) or units.get(word.split("-")[0])
-        before = text[max(0, start - 24) : start].rstrip().lower()
-        approx = before.endswith(_APPROX_WORDS)
-        out.append(Num(value, scaled, pct, unit, approx, start, end, raw))
-    return out
-
-
 def _within(sorted_vals: list[float], x: float, tol: float) -> bool:
     """Some value lies in ``[x - tol, x + tol]`` (rounding at the claim's precision)."""
     i = bisect_left(sorted_vals, x - tol)

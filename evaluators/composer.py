@@ -9,6 +9,8 @@ deciding layer is listed in ``also`` so fixing one basis never hides another.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from evaluators.config import NEEDS, EngineConfig
@@ -65,18 +67,35 @@ def assign_roles(results: list[Judged], cfg: EngineConfig) -> None:
             j.role = "advisory"
 
 
+_CLASS_THEN_NAME = itemgetter(0, 1)  # a stable sort on these keeps result order on ties
+
+
+@lru_cache(maxsize=4096)
+def _estimate_rows(rows: tuple[tuple[str, str, bool], ...], prior: float, mode: str) -> Risk | None:
+    """``estimate`` of the detectors ``rows`` describe. Why: the composer asks
+    once per evaluation, and a cache keyed by plain tuples hashes and compares
+    in C, where ``estimate``'s own key (frozen dataclasses) runs their Python
+    ``__hash__`` and ``__eq__`` for every detector on every call."""
+    return estimate(tuple(Detector(name, cls, fired) for cls, name, fired in rows), prior, mode)
+
+
 def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) -> Composition:
     assign_roles(results, cfg)
-    evaluated = [j for j in results if not j.skipped]
+    # One split of the results, read by every layer below: the lists keep
+    # result order, so each layer sees its rules in the order a filter over
+    # all results would give (``fired`` is ``j.fired`` for evaluated rules).
+    evaluated: list[Judged] = []
+    skipped: list[Judged] = []
+    for j in results:
+        (skipped if j.outcome.skipped else evaluated).append(j)
+    fired = [j for j in evaluated if not j.outcome.passed]
     crit_failures = [
-        j.name
-        for j in evaluated
-        if j.fired and j.critical and (j.kind != "policy" or decides(j, cfg))
+        j.name for j in fired if j.critical and (j.kind != "policy" or decides(j, cfg))
     ]
     crit_skipped = [
         j.name
-        for j in results
-        if j.skipped and j.critical and (j.outcome.skip_class != "not_applicable" or j.asked)
+        for j in skipped
+        if j.critical and (j.outcome.skip_class != "not_applicable" or j.asked)
     ]
     layers: list[Layer] = []
 
@@ -86,20 +105,18 @@ def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) 
             "unknown", "no_rules", [], [], None, None, None, crit_failures, crit_skipped, [layer]
         )
 
-    gate = [j for j in evaluated if j.fired and decides(j, cfg)]
+    gate = [j for j in fired if decides(j, cfg)]
     if gate:
         layers.append(
             Layer("policy_gate", "fail", tuple(j.name for j in gate), tuple(j.name for j in gate))
         )
-    veto = [j for j in evaluated if j.fired and j.critical and j.kind not in ("policy", "judgment")]
+    veto = [j for j in fired if j.critical and j.kind not in ("policy", "judgment")]
     if veto:
         layers.append(
             Layer("detector_veto", "fail", tuple(j.name for j in veto), tuple(j.name for j in veto))
         )
     unk = [
-        j
-        for j in results
-        if j.skipped and j.critical and j.outcome.skip_class in ("defeated", "config_invalid")
+        j for j in skipped if j.critical and j.outcome.skip_class in ("defeated", "config_invalid")
     ]
     if unk and cfg.on_critical_skipped != "pass":
         state = "fail" if cfg.on_critical_skipped == "fail" else "unknown"
@@ -114,8 +131,8 @@ def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) 
     for need in cfg.required_evidence:
         if need not in seen and need not in missing:
             missing.append(need)
-    for j in results:
-        if j.skipped and j.outcome.skip_class == "not_applicable" and j.asked:
+    for j in skipped:
+        if j.outcome.skip_class == "not_applicable" and j.asked:
             if j.critical and cfg.on_critical_skipped == "pass":
                 continue
             lacked = j.outcome.lacked or tuple(n for n in j.needs if not present.get(n, False))
@@ -128,23 +145,24 @@ def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) 
             Layer("required_evidence_missing", "unknown", tuple(missing), tuple(implicated))
         )
 
+    # the risk detectors as (class, name, fired) rows, by class then name
     dets = tuple(
         sorted(
             (
-                Detector(j.name, cls, j.fired)
+                (cls, j.name, not j.outcome.passed)
                 for j in evaluated
                 if j.kind in RISK_KINDS and j.origin == "builtin" and not j.critical
                 for cls in j.classes[:1]
             ),
-            key=lambda d: (d.cls, d.name),
+            key=_CLASS_THEN_NAME,
         )
     )
-    risk = estimate(dets, cfg.prior, cfg.prior_mode) if dets else None
+    risk = _estimate_rows(dets, cfg.prior, cfg.prior_mode) if dets else None
     if risk is not None and risk.p_bad > cfg.tau:
         risk_by = tuple(c for c, q in risk.by_class if q > 0.5) or (
             max(risk.by_class, key=lambda kv: kv[1])[0],
         )
-        fired_rules = tuple(d.name for d in dets if d.fired) or tuple(d.name for d in dets)
+        fired_rules = tuple(n for _, n, f in dets if f) or tuple(n for _, n, _ in dets)
         layers.append(Layer("risk_over_loss", "fail", risk_by, fired_rules))
 
     failing = [layer for layer in layers if layer.state == "fail"]
@@ -185,9 +203,12 @@ def categories(
     by_bundle: dict[str, list[Judged]] = {}  # one pass, in result order
     for j in results:
         by_bundle.setdefault(j.bundle, []).append(j)
+    deciding = _deciding_layers(comp, by_rule)
+    crit_failed = [(n, by_rule[n].bundle) for n in comp.critical_failures if n in by_rule]
+    crit_skipped = [(n, by_rule[n].bundle) for n in comp.critical_skipped if n in by_rule]
     for b in bundles:
         mine = by_bundle.get(b, [])
-        ev = [j for j in mine if not j.skipped]
+        ev = [j for j in mine if not j.outcome.skipped]
         wsum = sum(j.weight for j in ev)
         score = round(sum(j.outcome.score * j.weight for j in ev) / wsum, 4) if wsum else None
         row: dict[str, Any] = {
@@ -197,30 +218,40 @@ def categories(
             "rules_skipped": len(mine) - len(ev),
             "insufficient_data": not ev,
         }
-        cf = [n for n in comp.critical_failures if by_rule.get(n) and by_rule[n].bundle == b]
-        cs = [n for n in comp.critical_skipped if by_rule.get(n) and by_rule[n].bundle == b]
+        cf = [n for n, nb in crit_failed if nb == b]
+        cs = [n for n, nb in crit_skipped if nb == b]
         if cf:
             row["critical_failures"] = cf
         if cs:
             row["critical_skipped"] = cs
         if ev:
             state = "pass"
-            if comp.state != "pass":
-                for layer in comp.layers:
-                    if layer.state == "pass":
-                        continue
-                    if layer.basis == "required_evidence_missing" and not layer.rules:
-                        hit = True
-                    else:
-                        hit = any(
-                            by_rule.get(n) is not None and by_rule[n].bundle == b
-                            for n in layer.rules
-                        )
-                    if hit and _STATE_RANK[layer.state] > _STATE_RANK[state]:
-                        state = layer.state
+            for layer_state, hits in deciding:
+                if (hits is None or b in hits) and _STATE_RANK[layer_state] > _STATE_RANK[state]:
+                    state = layer_state
             row["passed"] = {"pass": True, "fail": False, "unknown": None}[state]
         rows[b] = row
     return rows
+
+
+def _deciding_layers(
+    comp: Composition, by_rule: dict[str, Judged]
+) -> list[tuple[str, frozenset[str] | None]]:
+    """Each layer that can move a bundle off "pass", in layer order, with the
+    bundles of the rules it implicates (``None``: every bundle). Computed once
+    per verdict, not once per bundle; none when the verdict passes."""
+    out: list[tuple[str, frozenset[str] | None]] = []
+    if comp.state == "pass":
+        return out
+    for layer in comp.layers:
+        if layer.state == "pass":
+            continue
+        if layer.basis == "required_evidence_missing" and not layer.rules:
+            out.append((layer.state, None))
+        else:
+            hits = frozenset(by_rule[n].bundle for n in layer.rules if n in by_rule)
+            out.append((layer.state, hits))
+    return out
 
 
 def coverage(

@@ -17,6 +17,7 @@ from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import (
     content_terms,
+    distinct_tokens,
     terms_of_words,
     word_set,
     word_term_set,
@@ -176,14 +177,20 @@ class EvalContext:
         """``set(output_terms)``, without building the list when no rule has."""
         if "output_terms" in self.__dict__ or "```" in self.output:
             return frozenset(self.output_terms)
-        return frozenset(word_term_set(self.output))
+        return frozenset(word_term_set(self.output, self.output_tokens))
 
     @cached_property
     def output_word_set(self) -> frozenset[str]:
         """``set(output_words)``, without building the list when no rule has."""
         if "output_words" in self.__dict__:
             return frozenset(self.output_words)
-        return frozenset(word_set(self.output))
+        return frozenset(word_set(self.output, self.output_tokens))
+
+    @cached_property
+    def output_tokens(self) -> set[str]:
+        """``distinct_tokens(output)``: one tokenising pass that both
+        ``output_word_set`` and ``output_term_set`` start from. Read-only."""
+        return distinct_tokens(self.output)
 
     @cached_property
     def output_words(self) -> list[str]:

@@ -157,54 +157,86 @@ def _uncertainty(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
     if c is None:
         return {"basis": "unmeasured", "why": "no published family"}
     if j.kind in ("detection", "inference"):
-        pi_r, iv = _rounded_interval(j.name, pi_class, c)
-        return {
-            "basis": "published_accuracy",
-            "fired": j.fired,
-            "prior": {"pi": pi_r, "source": "default" if cfg.prior == 0.5 else "config"},
-            "corpus": {
-                "n": c.n,
-                "tp": c.tp,
-                "fp": c.fp,
-                "fn": c.fn,
-                "tn": c.tn,
-                "version": c.version,
-                "release": c.release,
-                "labelling": "same-model",
-            },
-            "ppv": {"point": iv[0], "lo": iv[1], "hi": iv[2]},
-            "missRate": {"point": iv[3], "lo": iv[4], "hi": iv[5]},
-        }
+        return _published_copy(_published_template(j.name, j.fired, cfg, pi_class, c))
     return {"basis": "definition", "conformance": {"n": c.n, "matched": c.tp + c.tn}}
 
 
-def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
-    o = j.outcome
-    d: dict[str, Any] = {
-        "rule": j.name,
-        "ruleName": j.name,
-        "verdict": "skipped" if o.skipped else ("pass" if o.passed else "fail"),
-        "passed": bool(o.passed) if not o.skipped else False,
-        "skipped": o.skipped,
-        "score": round(o.score, 4),  # r4, inlined: 26 results per evaluation
-        "message": o.message,
-        "category": j.bundle,
-        "kind": j.kind,
-        "mechanism": j.mechanism,
-        "role": j.role,
-        "question": j.question,
-        "classes": list(j.classes),
-        "saw": list(o.saw),
-        "critical": j.critical,
-        "criticalSource": j.critical_source,
-        "origin": j.origin,
-        "ruleVersion": j.version,
-        "evidence": o.evidence[:MAX_EVIDENCE_ITEMS],
-        "uncertainty": _uncertainty(j, cfg, pi_class),
+def _published_dict(
+    rule: str, fired: bool, cfg: EngineConfig, pi_class: float, c: figures.Counts
+) -> dict[str, Any]:
+    """The ``published_accuracy`` uncertainty of one detector, built afresh."""
+    pi_r, iv = _rounded_interval(rule, pi_class, c)
+    return {
+        "basis": "published_accuracy",
+        "fired": fired,
+        "prior": {"pi": pi_r, "source": "default" if cfg.prior == 0.5 else "config"},
+        "corpus": {
+            "n": c.n,
+            "tp": c.tp,
+            "fp": c.fp,
+            "fn": c.fn,
+            "tn": c.tn,
+            "version": c.version,
+            "release": c.release,
+            "labelling": "same-model",
+        },
+        "ppv": {"point": iv[0], "lo": iv[1], "hi": iv[2]},
+        "missRate": {"point": iv[3], "lo": iv[4], "hi": iv[5]},
     }
+
+
+# (rule, fired, prior is the default, prior) -> (counts, uncertainty)
+_PUBLISHED: dict[tuple[str, bool, bool, float], tuple[object, dict[str, Any]]] = {}
+
+
+def _published_template(
+    rule: str, fired: bool, cfg: EngineConfig, pi_class: float, c: figures.Counts
+) -> dict[str, Any]:
+    """``_published_dict`` kept while the published counts object is the same
+    one (``figures.reload`` replaces it): of the config it reads only whether
+    the prior is the default, which is in the key. Read-only; callers copy."""
+    key = (rule, fired, cfg.prior == 0.5, pi_class)
+    hit = _PUBLISHED.get(key)
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    tmpl = _published_dict(rule, fired, cfg, pi_class, c)
+    if len(_PUBLISHED) >= 4096:
+        _PUBLISHED.clear()
+    _PUBLISHED[key] = (c, tmpl)
+    return tmpl
+
+
+def _published_copy(t: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of a ``_published_dict``: every result owns its dicts, as
+    when each was built from scratch (its values are immutable scalars)."""
+    return {
+        "basis": t["basis"],
+        "fired": t["fired"],
+        "prior": t["prior"].copy(),
+        "corpus": t["corpus"].copy(),
+        "ppv": t["ppv"].copy(),
+        "missRate": t["missRate"].copy(),
+    }
+
+
+def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
+    """One rule result. A built-in rule's metadata fields come from a cached
+    template (in the same key order); only the outcome's fields are set."""
+    d = _builtin_template(j).copy() if j.origin == "builtin" else _metadata_fields(j)
+    o = j.outcome
+    skipped = o.skipped
+    d["verdict"] = "skipped" if skipped else ("pass" if o.passed else "fail")
+    d["passed"] = bool(o.passed) if not skipped else False
+    d["skipped"] = skipped
+    d["score"] = round(o.score, 4)  # r4, inlined: 26 results per evaluation
+    d["message"] = o.message
+    d["classes"] = list(j.classes)
+    d["saw"] = list(o.saw)
+    d["evidence"] = o.evidence[:MAX_EVIDENCE_ITEMS]
+    d["uncertainty"] = _uncertainty(j, cfg, pi_class)
     if j.rule_id:
         d["ruleId"] = j.rule_id
-    if o.skipped:
+    if skipped:
         d["skipClass"] = o.skip_class
         d["skipReason"] = o.skip_reason
         if o.lacked:
@@ -218,6 +250,61 @@ def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
     if j.asked:
         d["asked"] = True
     return d
+
+
+def _metadata_fields(j: Judged) -> dict[str, Any]:
+    """A result's keys in publication order, with the metadata filled in and
+    the outcome's fields (``None`` here) left for ``_result_dict`` to set."""
+    return {
+        "rule": j.name,
+        "ruleName": j.name,
+        "verdict": None,
+        "passed": None,
+        "skipped": None,
+        "score": None,
+        "message": None,
+        "category": j.bundle,
+        "kind": j.kind,
+        "mechanism": j.mechanism,
+        "role": j.role,
+        "question": j.question,
+        "classes": None,
+        "saw": None,
+        "critical": j.critical,
+        "criticalSource": j.critical_source,
+        "origin": j.origin,
+        "ruleVersion": j.version,
+        "evidence": None,
+        "uncertainty": None,
+    }
+
+
+# Metadata key of a built-in result -> its ``_metadata_fields``. Built-in
+# metadata are str, bool and int values of fixed types, so equal keys give
+# equal (and equally typed) fields. Read-only; callers copy.
+_TEMPLATES: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def _builtin_template(j: Judged) -> dict[str, Any]:
+    key = (
+        j.name,
+        j.bundle,
+        j.kind,
+        j.mechanism,
+        j.role,
+        j.question,
+        j.classes,
+        j.critical,
+        j.critical_source,
+        j.version,
+    )
+    t = _TEMPLATES.get(key)
+    if t is None:
+        t = _metadata_fields(j)
+        if len(_TEMPLATES) >= 4096:
+            _TEMPLATES.clear()
+        _TEMPLATES[key] = t
+    return t
 
 
 def evaluate(
@@ -316,7 +403,7 @@ def evaluate(
         list(BUNDLES) if eval_type == "all" else ([eval_type] if eval_type != "custom" else [])
     )
     if (
-        any(j.is_custom for j in results)
+        any(j.origin != "builtin" for j in results)  # j.is_custom
         and "custom" not in bundles
         and eval_type in ("all", "custom")
     ):
@@ -331,7 +418,7 @@ def evaluate(
         if not d.enabled
     ]
     cov = coverage(results, present, dormant)
-    evaluated = [j for j in results if not j.skipped]
+    evaluated = [j for j in results if not j.outcome.skipped]
     wsum = sum(j.weight for j in evaluated)
     score = sum(j.outcome.score * j.weight for j in evaluated) / wsum if wsum else 0.0
     risk_classes = len(
@@ -376,8 +463,8 @@ def evaluate(
         "composer": {"rules": 2},
     }
     suggestions = []
-    for j in results:
-        if j.fired:
+    for j in evaluated:
+        if not j.outcome.passed:  # j.fired
             suggestions.append(
                 _SUGGESTIONS.get(j.name, f"Make the output satisfy custom rule {j.name}.")
             )

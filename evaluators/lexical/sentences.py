@@ -65,10 +65,16 @@ def _last_word(text: str, start: int, end: int) -> str:
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Return ``(start, end)`` spans of non-empty sentences in ``text``."""
+    """Return ``(start, end)`` spans of non-empty sentences in ``text``.
+
+    Runs once per output, with a loop step per sentence, so the step is kept
+    to C-level string calls: the content test and the trim are ``str.strip``
+    on the stretch (see :func:`_trimmed`) rather than a regex search and a
+    character loop, and the abbreviation test reads a short window."""
     spans: list[tuple[int, int]] = []
+    append = spans.append
+    abbrev = _ABBREV
     start = 0
-    content = _CONTENT.search
     for m in _END.finditer(text):
         stop, end = m.span()
         if end - stop == 1 and text[stop] == ".":
@@ -76,15 +82,38 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             # initial; only a shorter last word needs the full test.
             tail = text[stop - _LONG : stop] if stop - _LONG >= start else ""
             if not tail.isalpha():
-                last = _last_word(text, start, stop).lower().rstrip(".")
-                if last in _ABBREV or (len(last) == 1 and last.isalpha()):
+                # whitespace inside the window precedes the last word, so the
+                # window holds all of it (the argument of _last_word)
+                parts = tail.rsplit(None, 1)
+                word = parts[1] if len(parts) == 2 else _last_word(text, start, stop)
+                last = word.lower().rstrip(".")
+                if last in abbrev or (len(last) == 1 and last.isalpha()):
                     continue
-        if content(text, start, end):
-            spans.append(_trim(text, start, end))
+        piece = text[start:end]
+        if piece.strip(_NOT_CONTENT):
+            body = piece.lstrip()
+            s = start + len(piece) - len(body)
+            append((s, s + len(body.rstrip())))
         start = end
-    if content(text, start):
-        spans.append(_trim(text, start, len(text)))
+    piece = text[start:]
+    if piece.strip(_NOT_CONTENT):
+        append(_trimmed(piece, start))
     return spans
+
+
+# The characters _CONTENT refuses: a stretch holds content (a _CONTENT match)
+# exactly when stripping these from both of its ends leaves something.
+_NOT_CONTENT = " \t\r\n.!?"
+
+
+def _trimmed(piece: str, offset: int) -> tuple[int, int]:
+    """``_trim`` of the stretch ``piece`` that starts at ``offset``.
+    ``str.strip`` drops exactly the characters ``str.isspace`` accepts (both
+    read the same Unicode whitespace table), so the trimmed ends follow from
+    the stripped lengths. :func:`split_sentences` inlines it in its loop."""
+    body = piece.lstrip()
+    s = offset + len(piece) - len(body)
+    return s, s + len(body.rstrip())
 
 
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:

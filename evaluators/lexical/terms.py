@@ -9,6 +9,7 @@ neutral; a light stemmer folds inflections so "purge/purged/purging" and
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -357,8 +358,10 @@ _NOT_WORD_CHAR = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) 
 _WORD_LEAD = "0123456789'"
 
 
-def _distinct_tokens(text: str) -> set[str]:
-    """``set(_WORD.findall(text))``; by translate and split on ASCII text."""
+def distinct_tokens(text: str) -> set[str]:
+    """``set(_WORD.findall(text))``; by translate and split on ASCII text.
+    The one tokenising pass over a text that :func:`word_set` and
+    :func:`word_term_set` both start from (the context shares it)."""
     if not text.isascii():
         return set(_WORD.findall(text))
     out = {run.lstrip(_WORD_LEAD) for run in set(text.translate(_NOT_WORD_CHAR).split())}
@@ -366,11 +369,15 @@ def _distinct_tokens(text: str) -> set[str]:
     return out
 
 
-def word_set(text: str) -> set[str]:
-    """``set(words(text))``, splitting each distinct token once."""
+_distinct_tokens = distinct_tokens
+
+
+def word_set(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
+    """``set(words(text))``, splitting each distinct token once. ``tokens``
+    are ``distinct_tokens(text)`` when the caller already has them."""
     out: set[str] = set()
     cache = _TOKEN_WORDS
-    for tok in _distinct_tokens(text):
+    for tok in distinct_tokens(text) if tokens is None else tokens:
         parts = cache.get(tok)
         if parts is None:
             parts = _split_token(tok)
@@ -382,12 +389,13 @@ def word_set(text: str) -> set[str]:
 _TOKEN_TERMS: dict[str, tuple[str, ...]] = {}
 
 
-def word_term_set(text: str) -> set[str]:
+def word_term_set(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
     """``set(terms_of_words(words(text)))``, splitting and stemming each
-    distinct token once per process rather than at every occurrence."""
+    distinct token once per process rather than at every occurrence.
+    ``tokens`` are ``distinct_tokens(text)`` when the caller already has them."""
     out: set[str] = set()
     cache = _TOKEN_TERMS
-    for tok in _distinct_tokens(text):
+    for tok in distinct_tokens(text) if tokens is None else tokens:
         terms = cache.get(tok)
         if terms is None:
             parts = _TOKEN_WORDS.get(tok)

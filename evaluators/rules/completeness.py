@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from contextlib import suppress
 from typing import Any
 
@@ -248,16 +249,7 @@ def _sentence_repetition(
         spans = split_sentences(body)
     else:
         body = text
-    counts: dict[str, int] = {}
-    # lowering ASCII text keeps every offset, so it can be lowered once
-    low = body.lower() if body.isascii() else None
-    for s, e in spans:
-        sent = low[s:e].strip() if low is not None else body[s:e].strip().lower()
-        if len(sent.split(None, 2)) >= 3:  # three words or more
-            counts[sent] = counts.get(sent, 0) + 1
-    if not counts:
-        return None
-    best, n = max(counts.items(), key=lambda kv: kv[1])
+    best, n = _most_repeated(body, spans)
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
@@ -265,6 +257,28 @@ def _sentence_repetition(
     if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
+
+
+def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+    """The sentence of three words or more (stripped, lowered) that occurs most
+    often, the first such on a tie, with its count; ``("", 0)`` when none.
+
+    The stretches are counted as sliced, by ``Counter`` (a C loop), and only
+    the distinct ones are stripped, lowered and measured: the same counts, in
+    the same first-occurrence order, as testing every sentence one by one."""
+    # lowering ASCII text keeps every offset, so it can be lowered once
+    low = body.lower() if body.isascii() else None
+    raw = Counter([(low if low is not None else body)[s:e] for s, e in spans])
+    counts: dict[str, int] = {}
+    for piece, k in raw.items():
+        sent = piece.strip() if low is not None else piece.strip().lower()
+        if len(sent.split(None, 2)) >= 3:  # three words or more
+            counts[sent] = counts.get(sent, 0) + k
+    best, n = "", 0
+    for sent, k in counts.items():
+        if k > n:  # strictly: the first of equal counts stays
+            best, n = sent, k
+    return best, n
 
 
 # The ASCII characters str.split() splits on (isspace() is true for each).
@@ -289,6 +303,18 @@ def _letter_runs(low: str) -> list[str]:
     if low.isascii():
         return low.translate(_NOT_LETTER_RUN).split()
     return re.findall(r"[a-z']+", low)
+
+
+def _is_echo(ask: str, low: str) -> bool:
+    """The lowered output ``low`` is the ask handed back, whitespace aside.
+    The collapsed output keeps every non-space character of ``low``, so when
+    those alone are over the length bound it cannot pass, and the collapsed
+    copy of a long output is never built."""
+    a = " ".join(ask.lower().split())
+    if _non_space_count(low) > 1.2 * len(a):
+        return False
+    o = " ".join(low.split())
+    return a in o and len(o) <= 1.2 * len(a)
 
 
 def says_something(ctx: EvalContext) -> Outcome:
@@ -338,11 +364,8 @@ def says_something(ctx: EvalContext) -> Outcome:
             blocked = ctx.threshold("blocklist")[0]
             if not any(p.lower() in ask.lower() for p in blocked):
                 shape = "refusal"
-    if shape is None and ask.strip() and len(ask.strip()) >= 20:
-        a = " ".join(ask.lower().split())
-        o = " ".join(low.split())
-        if a in o and len(o) <= 1.2 * len(a):
-            shape = "echo"
+    if shape is None and ask.strip() and len(ask.strip()) >= 20 and _is_echo(ask, low):
+        shape = "echo"
     rep = None if shape else _sentence_repetition(out, ctx.output_sentences)
     if rep:
         shape = "repetition"

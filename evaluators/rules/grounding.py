@@ -15,7 +15,7 @@ from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, skip, span
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason
-from evaluators.text.literals import LiteralSet
+from evaluators.text.literals import LOWERED_OUTPUT
 
 KNOWN_EXTENSIONS = frozenset(
     [
@@ -151,7 +151,7 @@ _PROPOSAL_LITERALS = (
     "should live",
     "might",
 )
-_PROPOSAL_SET = LiteralSet(_PROPOSAL_LITERALS)
+_PROPOSAL_SET = LOWERED_OUTPUT.member(_PROPOSAL_LITERALS)
 _URL = re.compile(r"https?://[^\s<>()\"'`\]]+")
 # The lookahead skips plain words at once: a location has a dot or a slash
 # somewhere in its run, so nothing without one needs the per-match work below.

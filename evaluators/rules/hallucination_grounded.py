@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.linear import LinearMatch, LinearPattern
-from evaluators.text.literals import LiteralSet
+from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember
 from evaluators.text.starts import CharStarts, tried_at
 
 Signal = tuple[str, int, int, str]
@@ -143,21 +143,42 @@ def _num_matches(text: str) -> Iterator[re.Match[str]]:
 def numbers(text: str) -> list[Num]:
     """Every number in ``text`` with the unit word that follows it (if known)."""
     out: list[Num] = []
-    units = _UNIT_WORDS
+    append = out.append
+    new_num = tuple.__new__  # what Num(...) does, without its Python frame
+    unit_of = _unit_of
+    # lowering ASCII text keeps every offset, so the text is lowered once and
+    # each number's look-behind window sliced from it (other text is lowered
+    # window by window, as a lowered character may be longer than one)
+    low = text.lower() if text.isascii() else None
     for m in _num_matches(text):
         raw, suf, pct_sign, unit_word = m.group("num", "suf", "pct", "unit")
         value = float(raw.replace(",", "")) if "," in raw else float(raw)
         scaled = value * _SCALE[suf] if suf else value
-        pct = bool(pct_sign)
         start, end = m.span()
-        unit: str | None = "%" if pct else None
-        if unit is None and unit_word:
-            word = unit_word.lower().rstrip("/")
-            unit = units.get(word) or units.get(word.split("-")[0])
-        before = text[max(0, start - 24) : start].rstrip().lower()
+        lo = start - 24 if start > 24 else 0
+        before = low[lo:start].rstrip() if low is not None else text[lo:start].rstrip().lower()
+        unit = "%" if pct_sign else (unit_of(unit_word) if unit_word else None)
         approx = before.endswith(_APPROX_WORDS)
-        out.append(Num(value, scaled, pct, unit, approx, start, end, raw))
+        append(new_num(Num, (value, scaled, bool(pct_sign), unit, approx, start, end, raw)))
     return out
+
+
+# unit word as written -> its dimension (or None): a pure function of the
+# word, asked for each number, so each distinct word is looked up once
+_UNIT_OF: dict[str, str | None] = {}
+
+
+def _unit_of(unit_word: str) -> str | None:
+    """The dimension of the word after a number (``_UNIT_WORDS``), if known."""
+    try:
+        return _UNIT_OF[unit_word]
+    except KeyError:
+        pass
+    word = unit_word.lower().rstrip("/")
+    unit = _UNIT_WORDS.get(word) or _UNIT_WORDS.get(word.split("-")[0])
+    if len(_UNIT_OF) < 8192:
+        _UNIT_OF[unit_word] = unit
+    return unit
 
 
 def _within(sorted_vals: list[float], x: float, tol: float) -> bool:
@@ -378,6 +399,21 @@ class Material:
     def source_lines(self) -> list[str]:
         return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
 
+    @cached_property
+    def _grounded(self) -> dict[tuple[bool, str, float], bool]:
+        return {}
+
+    def grounds_once(self, n: Num) -> bool:
+        """:meth:`grounds`, decided once per distinct figure: it reads only the
+        percent flag, the value and decimals (both fixed by the digits as
+        written) and the scaled value, so those are the key."""
+        key = (n.pct, n.digits, n.scaled)
+        memo = self._grounded
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = self.grounds(n)
+        return hit
+
     def grounds(self, n: Num) -> bool:
         """The material states this figure or a plain derivation of it
         (sorted lists + bisect: a claim costs O(log m), not O(m²))."""
@@ -431,10 +467,10 @@ _ATTRIBUTION_LITERALS: tuple[str, ...] = (
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 
 
-_ATTRIBUTION_SET = LiteralSet(_ATTRIBUTION_LITERALS)
+_ATTRIBUTION_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LITERALS)
 
 
-def _cannot_match(text: str, literals: LiteralSet) -> bool:
+def _cannot_match(text: str, literals: FamilyMember) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
     agree exactly; other text is left to the pattern itself."""
@@ -668,7 +704,7 @@ _ABSENCE_VERBS: tuple[str, ...] = (
     "say anything",
     "talk about",
 )
-_ABSENCE_VERB_SET = LiteralSet(_ABSENCE_VERBS)  # any of them in one pass
+_ABSENCE_VERB_SET = LOWERED_OUTPUT.member(_ABSENCE_VERBS)  # any of them in one pass
 _ABSENCE_STOP = frozenset(
     {
         "the",
@@ -805,6 +841,8 @@ def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Sig
             src_keys.setdefault(_digit_key(s.digits), s)
         if s.value >= 10 or "." in s.digits:
             src_sig.setdefault(_sig_digits(s.value), s)
+    if not src_keys and not src_sig:
+        return  # no twin to find: every lookup below would miss
     for n in nums:
         plain = n.digits.replace(",", "").replace(".", "")
         twin = src_keys.get(_digit_key(n.digits)) if len(plain) >= 3 else None
@@ -1220,7 +1258,7 @@ _ROLE_WORDS: tuple[str, ...] = (
     "inventor",
     "creator",
 )
-_ROLE_WORD_SET = LiteralSet(_ROLE_WORDS)  # any of them in one pass
+_ROLE_WORD_SET = LOWERED_OUTPUT.member(_ROLE_WORDS)  # any of them in one pass
 
 
 def _roles(out: str, mat: Material) -> Iterator[Signal]:
@@ -1310,7 +1348,7 @@ def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Sig
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
     out_nums = numbers(out)
-    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds(n)]
+    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds_once(n)]
     years = {d.year for d in mat.dates if d.year}
     year_hint = next(iter(years)) if len(years) == 1 else None
     found: list[Signal] = []

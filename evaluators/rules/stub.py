@@ -16,7 +16,7 @@ from evaluators.config import STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_finditer, prefiltered_search
-from evaluators.text.literals import LiteralSet
+from evaluators.text.literals import LOWERED_OUTPUT
 
 _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -162,7 +162,7 @@ def _may_match(name: str, low: str) -> bool:
 
 
 # Every _NEEDS literal, found in one pass over the lowered output.
-_NEEDS_SET = LiteralSet(k for ks in _NEEDS.values() for k in ks)
+_NEEDS_SET = LOWERED_OUTPUT.member(k for ks in _NEEDS.values() for k in ks)
 _NEEDS_SETS = {name: frozenset(ks) for name, ks in _NEEDS.items()}
 
 

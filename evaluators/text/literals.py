@@ -62,3 +62,66 @@ class LiteralSet:
             return frozenset()
         lits = self.literals
         return frozenset(lits[i] for i in hits)
+
+
+class LiteralFamily:
+    """Literal sets that are all asked about the same text, answered by one pass.
+
+    Why: several rules gate on literals of the lowered output (stub needs,
+    proposal wording, absence and role words, attribution phrases), each with
+    its own set, so the same 3 KB was scanned once per set. A family compiles
+    the union of its members' literals into one set and keeps the last text it
+    scanned with what occurred there; each member reads its own literals out
+    of that. ``member.present(text)`` is exactly ``LiteralSet(literals)
+    .present(text)``: the union reports every literal of it that occurs, and
+    the member keeps those that are its own. The last-text memo is one tuple,
+    replaced whole, and compared by value, so it is never stale.
+    """
+
+    __slots__ = ("_last", "_members", "_union")
+
+    def __init__(self) -> None:
+        self._members: list[tuple[str, ...]] = []
+        self._union: LiteralSet | None = None
+        self._last: tuple[str, frozenset[str]] | None = None
+
+    def member(self, literals: Iterable[str]) -> FamilyMember:
+        """A literal set of this family (the union is rebuilt to include it)."""
+        m = FamilyMember(self, LiteralSet(literals).literals)
+        self._members.append(m.literals)
+        self._union = None
+        self._last = None
+        return m
+
+    def present(self, text: str) -> frozenset[str]:
+        """The literals of every member that occur in ``text``."""
+        last = self._last
+        if last is not None and last[0] == text:
+            return last[1]
+        union = self._union
+        if union is None:
+            union = self._union = LiteralSet(lit for m in self._members for lit in m)
+        found = union.present(text)
+        self._last = (text, found)
+        return found
+
+
+class FamilyMember:
+    """One literal set of a :class:`LiteralFamily`; reads like a LiteralSet."""
+
+    __slots__ = ("_own", "family", "literals")
+
+    def __init__(self, family: LiteralFamily, literals: tuple[str, ...]) -> None:
+        self.family = family
+        self.literals = literals
+        self._own = frozenset(literals)
+
+    def present(self, text: str) -> frozenset[str]:
+        """The literals of this set that occur in ``text``."""
+        if not self.literals:
+            return frozenset()
+        return self.family.present(text) & self._own
+
+
+# The lowered output (``output.lower()``): the family its literal gates share.
+LOWERED_OUTPUT = LiteralFamily()

@@ -103,6 +103,8 @@ def _split_sentences_plain(text: str) -> list[tuple[int, int]]:
 
 SENTENCE_FRAGS = [*".!?\"')] \nAbcxz", "Dr.", "e.g.", "approx.", "Approx", "3.2", "é", "İ"]
 SENTENCE_FRAGS += ["...", "?!", "sentence", "Engineering", "x.", "ſ", "Ǆ", "words"]
+# whitespace that is not _CONTENT's own (content for it, space for the trim)
+SENTENCE_FRAGS += ["\t", "\r", "\x0b", "\x0c", "\x1c", "\u2003", "\u3000", "e.g", " ab."]
 
 
 @settings(max_examples=600, deadline=None)

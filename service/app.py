@@ -27,7 +27,7 @@ from service.security import SecurityMiddleware
 from service.settings import Settings
 from service.state import ServiceState
 from service.version import iris_version
-from service.worker import WorkerPool, tune_gc
+from service.worker import WorkerPool
 from storage import migrate
 from storage.writer import Overloaded, StorageUnavailable
 
@@ -56,10 +56,6 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
             supervisor = asyncio.create_task(
                 _supervise(state.workers, state.metrics), name="iris-supervisor"
             )
-        # The receiving process allocates a few containers per span, almost
-        # none in cycles; the default thresholds re-walk every module's
-        # objects often (see tune_gc).
-        tune_gc()
         try:
             yield
         finally:

@@ -126,12 +126,16 @@ def cmd_serve(settings: Settings) -> int:
     import uvicorn
 
     from service.app import create_app
+    from service.worker import tune_gc
 
     refusal = check_bind(settings)
     if refusal:
         print(f"iris: {refusal}", file=sys.stderr)
         return 2
     app = create_app(settings)
+    # The receiving process allocates a few short-lived containers per span,
+    # almost none in cycles: collect as the workers do (see tune_gc).
+    tune_gc()
     uvicorn.run(
         app,
         host=settings.dashboard_host,

@@ -10,7 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from receivers.mapping import classify_span, finalize_requested
-from receivers.otlp.decode import DecodedBatch, decode_traces_protobuf_lean
+from receivers.otlp.decode import (
+    INGEST_ATTRIBUTE_KEYS,
+    DecodedBatch,
+    decode_traces_protobuf_lean,
+)
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs
 from receivers.spans import SpanRecord
@@ -75,17 +79,23 @@ def span_row(
 
 
 # (span name, OTLP kind, ingest attributes) -> (Iris kind, finalize requested).
-# A span's classification depends on nothing else, and an exporter sends few
-# distinct combinations (operation × span name), so the convention tables are
-# consulted once per combination, not once per span.
+# A span's classification depends on nothing else (INGEST_ATTRIBUTE_KEYS are
+# the attributes it reads), and an exporter sends few distinct combinations
+# (operation × span name), so the convention tables are consulted once per
+# combination, not once per span.
 _SPAN_FACTS: dict[tuple[Any, ...], tuple[str, bool]] = {}
 SPAN_FACTS_MAX = 4096
 
 
 def span_facts(record: SpanRecord) -> tuple[str, bool]:
     """``(classify_span(record), finalize_requested(record))``, memoised."""
+    wanted = INGEST_ATTRIBUTE_KEYS
     try:
-        key = (record.name, record.kind, *record.attributes.items())
+        key = (
+            record.name,
+            record.kind,
+            *[kv for kv in record.attributes.items() if kv[0] in wanted],
+        )
         known = _SPAN_FACTS.get(key)
     except TypeError:  # an unhashable value (array, key-value list): not memoised
         return classify_span(record), finalize_requested(record)

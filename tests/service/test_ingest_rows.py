@@ -25,7 +25,11 @@ names = st.one_of(
     st.sampled_from(["agent run", "invoke_agent", "chat gpt-4o", "execute_tool x", "run"]),
     st.text(max_size=10),
 )
-keys = st.sampled_from(sorted(INGEST_ATTRIBUTE_KEYS))
+# the ingest keys, and others a JSON-decoded span carries (the memo ignores them)
+keys = st.one_of(
+    st.sampled_from(sorted(INGEST_ATTRIBUTE_KEYS)),
+    st.sampled_from(["gen_ai.input.messages", "llm.model_name", "x"]),
+)
 
 
 @st.composite

@@ -13,7 +13,7 @@ import grpc
 import pytest
 from fastapi.testclient import TestClient
 from google.rpc import error_details_pb2, status_pb2
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable, handle_http_export
@@ -189,7 +189,9 @@ def test_pressure_answers_are_retryable(error: Exception, status: int) -> None:
     assert answer.headers["Retry-After"] in ("1", "2")
 
 
-def _grpc_call(sink: Callable[..., Any], api_key: str | None, metadata: Any = None) -> Any:
+def _grpc_call(
+    sink: Callable[..., Any], api_key: str | None, metadata: Any = None, body: bytes | None = None
+) -> Any:
     async def main() -> Any:
         server = build_server(
             trace_sink=sink, logs_sink=sink, api_key=api_key, max_message_bytes=1 << 20
@@ -198,12 +200,15 @@ def _grpc_call(sink: Callable[..., Any], api_key: str | None, metadata: Any = No
         await server.start()
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                stub = trace_service_pb2_grpc.TraceServiceStub(channel)
-                request = trace_service_pb2.ExportTraceServiceRequest.FromString(
-                    fixture("pydantic_ai/tools_ok.pb")
+                raw = body if body is not None else fixture("pydantic_ai/tools_ok.pb")
+                # The bytes as they are (a real client's stub would refuse to send bad ones).
+                export = channel.unary_unary(
+                    "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                    request_serializer=None,
+                    response_deserializer=trace_service_pb2.ExportTraceServiceResponse.FromString,
                 )
                 try:
-                    return await stub.Export(request, metadata=metadata, timeout=5)
+                    return await export(raw, metadata=metadata, timeout=5)
                 except grpc.aio.AioRpcError as exc:
                     return exc
         finally:
@@ -229,6 +234,14 @@ def test_grpc_overload_is_resource_exhausted_with_retry_info() -> None:
     info = error_details_pb2.RetryInfo()
     assert status.details[0].Unpack(info)
     assert info.retry_delay.seconds == 3
+
+
+def test_grpc_undecodable_body_is_invalid_argument_naming_the_offset() -> None:
+    good = fixture("pydantic_ai/tools_ok.pb")
+    error = _grpc_call(_ok_sink, None, body=good[: len(good) // 2])
+    assert isinstance(error, grpc.aio.AioRpcError)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "offset" in (error.details() or "")
 
 
 def test_grpc_bearer_auth() -> None:

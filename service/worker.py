@@ -296,7 +296,7 @@ def tune_gc() -> None:
     Freezing what startup created and raising the thresholds makes it ~0.03 ms;
     the garbage that does form cycles is still collected, a little later. The
     receivers are the same story per span (records, rows, tuples): in ``iris
-    serve`` it took server CPU from ~120 to ~95 µs a span over OTLP/HTTP.
+    serve`` it took server CPU from ~120 to 95–110 µs a span over OTLP/HTTP.
     """
     gc.collect()
     gc.freeze()

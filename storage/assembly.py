@@ -44,6 +44,24 @@ log_events = cast(Table, LogEventRow.__table__)
 jobs = cast(Table, EvaluationJob.__table__)
 
 
+# The reasons an open trace is due, as (finalize requested, root seen): each
+# is one range of the partial index ``ix_traces_open_due`` (finalize, root,
+# last span), read by both the sweep and ``next_due``.
+_FINALIZE, _ROOTED, _ROOTLESS = (True, None), (False, True), (False, False)
+
+
+def _open_in(reason: tuple[bool, bool | None]) -> list[ColumnElement[bool]]:
+    """The WHERE terms of one reason's range (the index predicate as a literal)."""
+    finalize, has_root = reason
+    terms: list[ColumnElement[bool]] = [
+        text(OPEN_TRACE),  # type: ignore[list-item]
+        traces.c.finalize_requested == (true() if finalize else false()),
+    ]
+    if has_root is not None:
+        terms.append(traces.c.has_root == (true() if has_root else false()))
+    return terms
+
+
 def _due_keys(
     *, now: datetime, grace: timedelta, idle: timedelta, limit: int, dialect: str
 ) -> list[Select[Any]]:
@@ -51,26 +69,17 @@ def _due_keys(
     trace) of open traces, oldest first: finalize requested, root seen and
     quiet for ``grace``, quiet for ``idle`` without one.
 
-    Each is one range of the partial index over open traces
-    (``ix_traces_open_due``: finalize, root, last span), so a sweep reads the
-    traces it readies and not every open trace: its cost does not grow with
-    traffic. (A root seen and quiet for ``idle`` is due too, hence the
-    earlier of the two bounds for traces with a root.)
+    Each reads one index range, so a sweep reads the traces it readies and
+    not every open trace: its cost does not grow with traffic. (A root seen
+    and quiet for ``idle`` is due too, hence the earlier of the two bounds
+    for traces with a root.)
     """
-    reasons = [
-        (true(), None, None),
-        (false(), true(), now - min(grace, idle)),
-        (false(), false(), now - idle),
-    ]
+    bounds = {_FINALIZE: None, _ROOTED: now - min(grace, idle), _ROOTLESS: now - idle}
     queries = []
-    for finalize, has_root, bound in reasons:
-        query = select(traces.c.tenant_id, traces.c.trace_id).where(
-            text(OPEN_TRACE), traces.c.finalize_requested == finalize
-        )
-        if has_root is not None:
-            query = query.where(
-                traces.c.has_root == has_root, traces.c.last_span_at <= bound
-            ).order_by(traces.c.last_span_at)
+    for reason, bound in bounds.items():
+        query = select(traces.c.tenant_id, traces.c.trace_id).where(*_open_in(reason))
+        if bound is not None:
+            query = query.where(traces.c.last_span_at <= bound).order_by(traces.c.last_span_at)
         query = query.limit(limit)
         if dialect == "postgresql":
             # Another sweeper (a second receiver) takes other traces, not these.
@@ -85,16 +94,14 @@ def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime
     until there is work instead of sweeping on a fixed period. Three index
     look-ups, whatever the number of open traces."""
 
-    def earliest(finalize: Any, has_root: Any = None) -> ScalarSelect[Any]:
-        q = select(traces.c.last_span_at).where(
-            text(OPEN_TRACE), traces.c.finalize_requested == finalize
-        )
-        if has_root is not None:  # any finalize at all will do
-            q = q.where(traces.c.has_root == has_root).order_by(traces.c.last_span_at)
+    def earliest(reason: tuple[bool, bool | None]) -> ScalarSelect[Any]:
+        q = select(traces.c.last_span_at).where(*_open_in(reason))
+        if reason is not _FINALIZE:  # any finalize at all will do
+            q = q.order_by(traces.c.last_span_at)
         return q.limit(1).scalar_subquery()
 
     finalize, rooted, rootless = conn.execute(
-        select(earliest(true()), earliest(false(), true()), earliest(false(), false()))
+        select(earliest(_FINALIZE), earliest(_ROOTED), earliest(_ROOTLESS))
     ).one()
     if finalize is not None:
         return datetime.min

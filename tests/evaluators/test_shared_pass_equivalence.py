@@ -245,15 +245,7 @@ def _sentence_repetition_plain(
         spans = completeness.split_sentences(body)
     else:
         body = text
-    counts: dict[str, int] = {}
-    low = body.lower() if body.isascii() else None
-    for s, e in spans:
-        sent = low[s:e].strip() if low is not None else body[s:e].strip().lower()
-        if len(sent.split(None, 2)) >= 3:
-            counts[sent] = counts.get(sent, 0) + 1
-    if not counts:
-        return None
-    best, n = max(counts.items(), key=lambda kv: kv[1])
+    best, n = _most_repeated_plain(body, spans)
     if n < 5:
         return None
     nonws = completeness._non_space_count(body) or 1

@@ -591,6 +591,13 @@ _BOOL_ASSIGN = re.compile(
     r"\"?(?<![\w.-])(?P<run>[\w.-]++)\"?\s*[:=]\s*\"?(?P<val>true|false|on|off|enabled|disabled)\b",
     re.I,
 )
+# The same form anchored where the previous setting ended: the characters
+# before that point were consumed by it, so a run may start right there even
+# after a word character (``a:true.b:on`` sets b).
+_BOOL_ASSIGN_HERE = re.compile(
+    r"\"?(?P<run>[\w.-]++)\"?\s*[:=]\s*\"?(?P<val>true|false|on|off|enabled|disabled)\b",
+    re.I,
+)
 _KEY_START = re.compile(r"[A-Za-z]", re.I)
 _BOOL_DEFAULT = re.compile(
     r"\b(?P<key>[A-Za-z][\w]*)\s*\(default:\s*(?P<val>true|false|on|off)\)", re.I
@@ -602,7 +609,10 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
     for m in _BOOL_OBJECT.finditer(text):
         yield m.group("key"), m.group("val")
     pos = 0
-    while (found := _BOOL_ASSIGN.search(text, pos)) is not None:
+    while (
+        found := (_BOOL_ASSIGN_HERE.match(text, pos) if pos else None)
+        or _BOOL_ASSIGN.search(text, pos)
+    ) is not None:
         run = found.group("run")
         first = _KEY_START.search(run)
         if first is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evaluators.rules.hallucination_grounded import _flag_settings
@@ -39,6 +39,7 @@ texts = st.lists(pieces, max_size=40).map("".join)
 
 
 @given(texts)
+@example("a:true.a:true")  # a key right after the previous setting's value
 @settings(max_examples=2000, deadline=None)
 def test_same_settings_as_the_plain_searches(text: str) -> None:
     assert list(_flag_settings(text)) == _plain(text)

@@ -1,19 +1,21 @@
-"""The one build step pyproject.toml cannot state stably: the C span scanner.
+"""The one build step pyproject.toml cannot state stably: the C extensions.
 
-``receivers/otlp/_spanscan.c`` is optional: without a C compiler the
-package still installs, and the OTLP receivers read the parsed message
-instead (the same records, slower). Everything else is in pyproject.toml.
+Every extension is optional: without a C compiler the package still
+installs, and each module falls back to its pure-Python reference (the same
+results, slower). Everything else is in pyproject.toml.
+
+* ``receivers/otlp/_spanscan.c``: reads OTLP spans straight from the bytes.
 """
 
 from setuptools import Extension, setup
 
+
+def _ext(name: str, source: str) -> Extension:
+    return Extension(name, sources=[source], optional=True, extra_compile_args=["-O2"])
+
+
 setup(
     ext_modules=[
-        Extension(
-            "receivers.otlp._spanscan",
-            sources=["receivers/otlp/_spanscan.c"],
-            optional=True,
-            extra_compile_args=["-O2"],
-        )
+        _ext("receivers.otlp._spanscan", "receivers/otlp/_spanscan.c"),
     ]
 )

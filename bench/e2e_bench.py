@@ -9,6 +9,15 @@ delay from a trace's root span arriving to its verdict being stored.
 
     python bench/e2e_bench.py --traces 5000 --workers 2
     python bench/e2e_bench.py --db-url postgresql://... --workers 1
+    python bench/e2e_bench.py --traces 6000 --rate 300     # a steady 300 traces/s
+
+Without ``--rate`` the load generator sends every trace as fast as the server
+takes them (a burst: the queue grows while ingest outruns evaluation, and the
+delay measures how long the backlog takes to drain). With ``--rate`` the same
+request bodies (dumped by the generator) are sent from this process on a fixed
+schedule, so the delay is that of a service offered a steady load: below the
+evaluation rate the queue stays short and the delay is the grace period plus a
+little; above it the queue grows without bound.
 
 The root span is the last span of each trace the generator sends, so the
 trace's ``last_span_at`` is when its root arrived.
@@ -17,6 +26,7 @@ trace's ``last_span_at`` is when its root arrived.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -24,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -76,6 +87,92 @@ def delays(engine: Any) -> list[float]:
         return [(done - root).total_seconds() for root, done in rows if root and done]
 
 
+def dump_bodies(args: argparse.Namespace, where: Path) -> list[bytes]:
+    """The load generator's request bodies for this run, in send order."""
+    subprocess.run(
+        [
+            sys.executable,
+            str(LOAD),
+            "--protocol",
+            args.protocol,
+            "--traces",
+            str(args.traces),
+            "--spans-per-request",
+            str(args.spans_per_request),
+            "--dump",
+            str(where),
+            "--quiet",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    manifest = json.loads((where / "manifest.json").read_text())
+    return [(where / f["file"]).read_bytes() for f in manifest["files"]]
+
+
+class PacedSender(threading.Thread):
+    """Sends request bodies on a fixed schedule: body ``i`` is due at
+    ``start + i * spans_per_request / (4 * rate)`` seconds. A few threads
+    share the schedule so one slow answer does not hold back the next body;
+    a body that comes due while every thread is busy goes out late (the
+    lateness is reported), never dropped. Refusals (429/503) are retried
+    after the Retry-After the server names."""
+
+    def __init__(
+        self, url: str, content_type: str, bodies: list[bytes], interval: float, threads: int
+    ) -> None:
+        super().__init__(daemon=True)
+        self.url, self.content_type, self.bodies = url, content_type, bodies
+        self.interval, self.threads = interval, threads
+        self.next_index = 0
+        self.lock = threading.Lock()
+        self.late: list[float] = []
+        self.errors: list[str] = []
+        self.retried = 0
+        self.finished_at = 0.0
+
+    def run(self) -> None:
+        start = time.monotonic() + 0.2
+        workers = [
+            threading.Thread(target=self._send_loop, args=(start,), daemon=True)
+            for _ in range(self.threads)
+        ]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        self.finished_at = time.monotonic()
+
+    def _send_loop(self, start: float) -> None:
+        headers = {"content-type": self.content_type}
+        with httpx.Client(timeout=30) as client:
+            while True:
+                with self.lock:
+                    i = self.next_index
+                    if i >= len(self.bodies):
+                        return
+                    self.next_index += 1
+                due = start + i * self.interval
+                wait = due - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                else:
+                    self.late.append(-wait)
+                for _ in range(20):
+                    try:
+                        r = client.post(self.url, content=self.bodies[i], headers=headers)
+                    except httpx.HTTPError as exc:
+                        self.errors.append(f"body {i}: {exc}")
+                        break
+                    if r.status_code in (429, 503):
+                        self.retried += 1
+                        time.sleep(float(r.headers.get("retry-after", "1")))
+                        continue
+                    if r.status_code != 200:
+                        self.errors.append(f"body {i}: HTTP {r.status_code}")
+                    break
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -90,7 +187,14 @@ def main() -> int:
     ap.add_argument("--db-url", help="PostgreSQL URL (default: SQLite in a scratch home)")
     ap.add_argument("--grace-ms", type=int, default=2000)
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument(
+        "--rate",
+        type=float,
+        help="offer a steady load of this many traces/s (HTTP only) instead of a burst",
+    )
     args = ap.parse_args()
+    if args.rate and args.protocol == "grpc":
+        ap.error("--rate paces HTTP requests; use --protocol http-protobuf or http-json")
 
     home = Path(tempfile.mkdtemp(prefix="iris-e2e-"))
     db_url = args.db_url or f"sqlite:///{home / 'iris.db'}"
@@ -111,6 +215,7 @@ def main() -> int:
         "IRIS_ASSEMBLY_GRACE_MS": str(args.grace_ms),
         "IRIS_LOG_LEVEL": "warn",
     }
+    bodies = dump_bodies(args, home / "bodies") if args.rate else []
     log = (home / "server.log").open("wb")
     server = subprocess.Popen(
         [sys.executable, "-m", "service", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT
@@ -131,27 +236,37 @@ def main() -> int:
             if args.protocol == "grpc"
             else f"http://127.0.0.1:{http_port}/v1/traces"
         )
-        load = subprocess.Popen(
-            [
-                sys.executable,
-                str(LOAD),
-                "--target",
-                target,
-                "--protocol",
-                args.protocol,
-                "--traces",
-                str(args.traces),
-                "--spans-per-request",
-                str(args.spans_per_request),
-                "--concurrency",
-                str(args.concurrency),
-                "--retries",
-                "5",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        sender: PacedSender | None = None
+        load: subprocess.Popen[str] | None = None
+        if args.rate:
+            content_type = (
+                "application/json" if args.protocol == "http-json" else "application/x-protobuf"
+            )
+            interval = args.spans_per_request / (4 * args.rate)
+            sender = PacedSender(target, content_type, bodies, interval, args.concurrency)
+            sender.start()
+        else:
+            load = subprocess.Popen(
+                [
+                    sys.executable,
+                    str(LOAD),
+                    "--target",
+                    target,
+                    "--protocol",
+                    args.protocol,
+                    "--traces",
+                    str(args.traces),
+                    "--spans-per-request",
+                    str(args.spans_per_request),
+                    "--concurrency",
+                    str(args.concurrency),
+                    "--retries",
+                    "5",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
         total_spans = args.traces * 4
         started = time.monotonic()
         timeline: list[tuple[float, dict[str, int]]] = []
@@ -166,7 +281,19 @@ def main() -> int:
                 evaluated_at = elapsed
                 break
             time.sleep(0.5)
-        load_out = load.communicate(timeout=60)[0]
+        if load is not None:
+            load_out = load.communicate(timeout=60)[0]
+        else:
+            assert sender is not None
+            sender.join(timeout=60)
+            late = sorted(sender.late)
+            load_out = (
+                f"wall: paced at {args.rate:,.0f} traces/s over "
+                f"{sender.finished_at - started:.1f} s; {len(late)} of {len(bodies)} bodies late "
+                f"(p99 {percentile(late, 99) if late else 0:.2f} s), "
+                f"{sender.retried} refusals retried, {len(sender.errors)} errors"
+                + (f" (first: {sender.errors[0]})" if sender.errors else "")
+            )
         waits = delays(engine)
         engine.dispose()
     finally:

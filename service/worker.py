@@ -209,11 +209,9 @@ def _store(
                     job_store.attach_evaluation(conn, job.id, row["id"])
                     log.error("job %s failed for good: %s", job.id, outcome.error)
                 continue
-            if outcome.derivation is not None:
-                fields, extras, span_count = outcome.derivation
-                derivations.append((job.tenant_id, job.trace_id, {**fields, **extras}, span_count))
             trace_row = outcome.trace_row
             evaluation_id = None
+            latest: dict[str, Any] = {}
             if outcome.result is not None and trace_row is not None:
                 row, rules = store_rows(
                     tenant_id=job.tenant_id,
@@ -230,12 +228,25 @@ def _store(
                 evaluation_rows.append(row)
                 rule_rows.extend(rules)
                 evaluation_id = row["id"]
+                latest = {"latest_evaluation_id": evaluation_id, "latest_score": row["score"]}
                 stats.evaluated += 1
                 kind = str(outcome.result.get("eval_type", "all"))
                 stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
+            if outcome.derivation is not None:
+                # the fresh fields and, when judged, the pointer to the
+                # verdict: one UPDATE of the trace row instead of two
+                fields, extras, span_count = outcome.derivation
+                values = {**fields, **extras, **latest}
+                derivations.append((job.tenant_id, job.trace_id, values, span_count))
             finished.append((job.id, evaluation_id))
-        stats.derived += sum(assembly.save_derivations(conn, derivations, index=index))
-        insert_evaluations(conn, evaluation_rows, rule_rows)
+        applied = assembly.save_derivations(conn, derivations, index=index)
+        stats.derived += sum(applied)
+        linked = {
+            (tenant_id, trace_id)
+            for ok, (tenant_id, trace_id, values, _) in zip(applied, derivations, strict=True)
+            if ok and "latest_evaluation_id" in values
+        }
+        insert_evaluations(conn, evaluation_rows, rule_rows, linked=linked)
         job_store.finish_many(conn, finished, now=now)
         conn.commit()
 

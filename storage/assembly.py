@@ -262,18 +262,17 @@ def save_derivations(
     """
     if not items:
         return []
-    columns = sorted(items[0][2])
-    rows = []
-    for tenant_id, trace_id, values, span_count in items:
-        row = {c: values.get(c) for c in columns}
-        row.update(derived=True, tenant_id=tenant_id, trace_id=trace_id, span_count=span_count)
-        rows.append(row)
-    changed = update_rows(conn, traces, rows, keys=("tenant_id", "trace_id", "span_count"))
-    if conn.dialect.supports_sane_multi_rowcount and changed == len(items):
-        applied = [True] * len(items)
-    else:  # a span arrived for some (or the driver cannot say): ask the rows
-        counts = _span_counts(conn, [(t, i) for t, i, _, _ in items])
-        applied = [counts.get((t, i)) == n for t, i, _, n in items]
+    # One UPDATE per set of columns (a derivation may also point the trace at
+    # the verdict stored with it, see ``service.worker``): a column missing
+    # from one item must not be written as NULL by another item's statement.
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, (_, _, values, _) in enumerate(items):
+        groups.setdefault(tuple(sorted(values)), []).append(i)
+    applied = [False] * len(items)
+    for columns, positions in groups.items():
+        group = [items[i] for i in positions]
+        for i, ok in zip(positions, _update_guarded(conn, columns, group), strict=True):
+            applied[i] = ok
     if index:  # two revisions of one trace in a batch: index the last once
         docs: dict[tuple[str, str], dict[str, Any]] = {}
         for ok, (tenant_id, trace_id, values, _) in zip(applied, items, strict=True):
@@ -285,6 +284,23 @@ def save_derivations(
                 }
         search.index_rows(conn, list(docs.values()), replace=True)
     return applied
+
+
+def _update_guarded(
+    conn: Connection, columns: tuple[str, ...], items: list[tuple[str, str, dict[str, Any], int]]
+) -> list[bool]:
+    """``save_derivations`` for items that all set ``columns``: which applied."""
+    rows = []
+    for tenant_id, trace_id, values, span_count in items:
+        row = {c: values.get(c) for c in columns}
+        row.update(derived=True, tenant_id=tenant_id, trace_id=trace_id, span_count=span_count)
+        rows.append(row)
+    changed = update_rows(conn, traces, rows, keys=("tenant_id", "trace_id", "span_count"))
+    if conn.dialect.supports_sane_multi_rowcount and changed == len(items):
+        return [True] * len(items)
+    # a span arrived for some (or the driver cannot say): ask the rows
+    counts = _span_counts(conn, [(t, i) for t, i, _, _ in items])
+    return [counts.get((t, i)) == n for t, i, _, n in items]
 
 
 def _span_counts(conn: Connection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any, cast
 
@@ -181,16 +182,24 @@ def failed_rule_rows(
 
 
 def insert_evaluations(
-    conn: Connection, rows: list[dict[str, Any]], rule_rows: list[dict[str, Any]]
+    conn: Connection,
+    rows: list[dict[str, Any]],
+    rule_rows: list[dict[str, Any]],
+    *,
+    linked: AbstractSet[tuple[str, str]] = frozenset(),
 ) -> None:
     """Insert evaluations (one statement each table), their rules' profiles
-    (``storage.ruleprofiles``), and point traces at them."""
+    (``storage.ruleprofiles``), and point traces at them — except the
+    (tenant, trace) keys in ``linked``, which the caller's own UPDATE of the
+    trace row already pointed (a second UPDATE of the same row was, on
+    PostgreSQL, another new row version with an entry in each of its nine
+    indexes)."""
     stored, profiles = split_rule_results(rows)
     for tenant_id, of_tenant in profiles.items():
         ruleprofiles.save(conn, tenant_id, of_tenant)
     insert_rows(conn, evaluations, stored)
     insert_rows(conn, rule_results, rule_rows)
-    linked = [
+    pointers = [
         {
             "latest_evaluation_id": r["id"],
             "latest_score": r["score"],
@@ -198,9 +207,9 @@ def insert_evaluations(
             "trace_id": r["trace_id"],
         }
         for r in rows
-        if r["trace_id"] is not None
+        if r["trace_id"] is not None and (r["tenant_id"], r["trace_id"]) not in linked
     ]
-    update_rows(conn, traces, linked, keys=("tenant_id", "trace_id"))
+    update_rows(conn, traces, pointers, keys=("tenant_id", "trace_id"))
 
 
 def split_rule_results(

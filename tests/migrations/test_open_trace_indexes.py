@@ -31,4 +31,4 @@ def test_upgrade_and_downgrade_swap_the_indexes(engine: Engine) -> None:
     names = _trace_indexes(engine)
     assert "ix_traces_open_due" in names
     assert "ix_traces_tenant_status_last_span" not in names
-    assert migrate.current_revision(engine) == migrate.head_revision() == "0004"
+    assert migrate.current_revision(engine) == migrate.head_revision()

@@ -211,6 +211,49 @@ def test_save_derivations_all_applied(engine: Engine) -> None:
     assert applied == [True, True]
 
 
+def test_a_derivation_may_carry_the_verdict_pointer_without_clearing_others(
+    engine: Engine,
+) -> None:
+    """Items with different column sets are separate statements: the item that
+    points its trace at a verdict sets it, the one that does not leaves its
+    trace's pointer alone (a shared statement would write NULL there)."""
+    add_trace(engine, "x", span_count=2, derived=False)
+    add_trace(engine, "y", span_count=3, derived=False)
+    with engine.begin() as conn:
+        conn.execute(
+            update(Trace).where(Trace.trace_id == "y").values(latest_evaluation_id="eval_old")
+        )
+    tenant, trace, fields, count = _derivation("x", 2, "p")
+    pointed = (
+        tenant,
+        trace,
+        {**fields, "latest_evaluation_id": "eval_x", "latest_score": 0.5},
+        count,
+    )
+    with engine.begin() as conn:
+        applied = assembly.save_derivations(conn, [_derivation("y", 3, "q"), pointed])
+    assert applied == [True, True]
+    with engine.connect() as conn:
+        rows = {r.trace_id: r for r in conn.execute(select(Trace))}
+    assert (rows["x"].agent_name, rows["x"].latest_evaluation_id) == ("p", "eval_x")
+    assert rows["x"].latest_score == 0.5
+    assert (rows["y"].agent_name, rows["y"].latest_evaluation_id) == ("q", "eval_old")
+
+
+def test_insert_evaluations_leaves_traces_the_caller_linked(engine: Engine) -> None:
+    add_trace(engine, "x")
+    add_trace(engine, "y")
+    result = {"eval_type": "all", "passed": True, "score": 1.0, "rule_results": []}
+    rx, _ = evaluation_rows(tenant_id="t", result=result, now=T0, trace_id="x")
+    ry, _ = evaluation_rows(tenant_id="t", result=result, now=T0, trace_id="y")
+    with engine.begin() as conn:
+        insert_evaluations(conn, [rx, ry], [], linked={("t", "x")})
+    with engine.connect() as conn:
+        rows = {r.trace_id: r for r in conn.execute(select(Trace))}
+    assert rows["x"].latest_evaluation_id is None  # the caller's own UPDATE sets it
+    assert rows["y"].latest_evaluation_id == ry["id"]
+
+
 def _rule(name: str, verdict: str, **extra: object) -> dict:
     return {"rule": name, "ruleName": name, "verdict": verdict, "score": 0.0, **extra}
 

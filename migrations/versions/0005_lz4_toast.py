@@ -36,7 +36,7 @@ def _lz4_available(conn: sa.Connection) -> bool:
     methods = conn.execute(
         sa.text("SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'")
     ).scalar_one_or_none()
-    return bool(methods) and "lz4" in methods
+    return methods is not None and "lz4" in list(methods)
 
 
 def _toastable_columns(conn: sa.Connection) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     false,
+    literal_column,
     select,
     text,
     true,
@@ -48,6 +49,7 @@ jobs = cast(Table, EvaluationJob.__table__)
 # is one range of the partial index ``ix_traces_open_due`` (finalize, root,
 # last span), read by both the sweep and ``next_due``.
 _FINALIZE, _ROOTED, _ROOTLESS = (True, None), (False, True), (False, False)
+_CTID: ColumnElement[Any] = literal_column("traces.ctid")
 
 
 def _open_in(reason: tuple[bool, bool | None]) -> list[ColumnElement[bool]]:
@@ -160,14 +162,14 @@ def ready_due(
             # A CTE runs once. As an IN subquery, PostgreSQL may re-run the
             # locking SELECT as rows change under it, and each run's LIMIT
             # takes new traces. The guard re-checks rows another transaction
-            # changed since.
-            chosen = due.cte("due")
-            where = [
-                tuple_(traces.c.tenant_id, traces.c.trace_id).in_(
-                    select(chosen.c.tenant_id, chosen.c.trace_id)
-                ),
-                traces.c.status == "open",
-            ]
+            # changed since. The CTE names the locked rows by their physical
+            # address (a locked row keeps it until this transaction ends), so
+            # the update reaches each by a TID scan whatever the planner
+            # believes of the table: joined on the key, a table younger than
+            # its statistics (estimated at one open trace) was scanned once
+            # per chosen trace, ~0.8 ms of server CPU per readied trace.
+            chosen = due.with_only_columns(_CTID.label("tid")).cte("due")
+            where = [_CTID.in_(select(chosen.c.tid)), traces.c.status == "open"]
         else:
             # SQLite runs each statement alone; a status guard here would
             # lead its planner away from the primary key.

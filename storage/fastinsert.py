@@ -16,7 +16,20 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import JSON, Connection, DateTime, Table
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Connection,
+    DateTime,
+    Float,
+    Integer,
+    LargeBinary,
+    SmallInteger,
+    String,
+    Table,
+)
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import DBAPIError
 
 from storage import jsontext
@@ -171,16 +184,28 @@ def _copy_rows(
     the table (a duplicate key fails the transaction, as the INSERT did);
     with them, into a per-session staging table emptied by the
     ``INSERT … SELECT … ON CONFLICT DO NOTHING`` that moves its rows.
+
+    The rows travel in COPY's binary format when every column's type has one
+    here (see :func:`_binary_oids`): the text format hex-escaped every byte
+    of a stored OTLP span and the server parsed it back, ~10 µs of server and
+    ~9 µs of client CPU per span.
     """
     columns = tuple(rows[0])
     names = ", ".join(f'"{c}"' for c in columns)
     values = _tuples(rows, columns, _plan("postgresql", table, columns, ignore)[1], sqlite=False)
     target = _staging_table(conn, table) if ignore else table.name
+    oids = _binary_oids(table, columns)
+    if oids is not None:
+        values = _binary_values(values, _jsonb_positions(table, columns))
     # The dialect is PostgreSQL, and the driver Iris ships for it is psycopg 3.
     driver = cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)
     statement = f'COPY "{target}" ({names}) FROM STDIN'
+    if oids is not None:
+        statement += " (FORMAT BINARY)"
     try:
         with driver.cursor() as cur, cur.copy(statement) as copy:
+            if oids is not None:
+                copy.set_types(list(oids))
             for row_values in values:
                 copy.write_row(row_values)
     except conn.dialect.loaded_dbapi.Error as exc:
@@ -193,6 +218,67 @@ def _copy_rows(
             f'INSERT INTO "{table.name}" ({names}) SELECT {names} FROM moved '
             "ON CONFLICT DO NOTHING"
         )
+
+
+# PostgreSQL type oids of the binary formats ``_copy_rows`` writes. A JSONB
+# value is sent as ``bytea`` so psycopg passes the bytes as they are: JSONB's
+# binary format is a version byte (1) and the JSON text, which the server
+# parses as it would the text format's. varchar columns take text's format.
+_OID_TEXT, _OID_BYTEA, _OID_BOOL, _OID_INT2, _OID_INT4, _OID_INT8 = 25, 17, 16, 21, 23, 20
+_OID_FLOAT8, _OID_TIMESTAMP = 701, 1114
+
+
+def _postgresql_type(table: Table, column: str) -> Any:
+    col_type = table.c[column].type
+    return getattr(col_type, "_variant_mapping", {}).get("postgresql", col_type)
+
+
+@lru_cache(maxsize=64)
+def _binary_oids(table: Table, columns: tuple[str, ...]) -> tuple[int, ...] | None:
+    """The oid to send each column as, or ``None`` when a column's type has no
+    binary format here (the text format is used for the whole COPY)."""
+    oids: list[int] = []
+    for c in columns:
+        t = _postgresql_type(table, c)
+        if isinstance(t, JSONB | LargeBinary):
+            oids.append(_OID_BYTEA)
+        elif isinstance(t, JSON | String):  # Text is a String
+            oids.append(_OID_TEXT)
+        elif isinstance(t, Boolean):
+            oids.append(_OID_BOOL)
+        elif isinstance(t, BigInteger):
+            oids.append(_OID_INT8)
+        elif isinstance(t, SmallInteger):
+            oids.append(_OID_INT2)
+        elif isinstance(t, Integer):
+            oids.append(_OID_INT4)
+        elif isinstance(t, Float) and not getattr(t, "asdecimal", False) and t.precision is None:
+            oids.append(_OID_FLOAT8)
+        elif isinstance(t, DateTime) and not t.timezone:
+            oids.append(_OID_TIMESTAMP)
+        else:
+            return None
+    return tuple(oids)
+
+
+@lru_cache(maxsize=64)
+def _jsonb_positions(table: Table, columns: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(i for i, c in enumerate(columns) if isinstance(_postgresql_type(table, c), JSONB))
+
+
+def _binary_values(values: list[tuple[Any, ...]], jsonb: tuple[int, ...]) -> list[tuple[Any, ...]]:
+    """JSONB columns' JSON text in JSONB's binary format (version 1)."""
+    if not jsonb:
+        return values
+    out: list[tuple[Any, ...]] = []
+    for row in values:
+        row_list = list(row)
+        for i in jsonb:
+            text = row_list[i]
+            if text is not None:
+                row_list[i] = b"\x01" + text.encode()
+        out.append(tuple(row_list))
+    return out
 
 
 def _staging_table(conn: Connection, table: Table) -> str:

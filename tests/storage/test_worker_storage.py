@@ -180,6 +180,67 @@ def test_the_sweep_reads_open_traces_through_the_partial_index(engine: Engine) -
             assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
+def _sweep(conn: Any, now: datetime, limit: int = 500) -> int:
+    return assembly.ready_due(
+        conn,
+        now=now,
+        grace=timedelta(seconds=2),
+        idle=timedelta(seconds=30),
+        default_evaluate=True,
+        max_revision=2,
+        limit=limit,
+    )
+
+
+def test_postgresql_sweep_updates_the_chosen_rows_by_address(engine: Engine) -> None:
+    """On a table younger than its statistics, the sweep's UPDATE still goes
+    to each chosen trace directly (a TID scan), never through a join that
+    scans the open traces once per chosen one."""
+    if engine.dialect.name != "postgresql":
+        return  # SQLite: the plan test above
+    for i in range(20):
+        add_trace(engine, f"p{i}", status="open", has_root=True, last_span_at=T0)
+    seen: list[tuple[str, Any]] = []
+
+    def record(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+        if statement.lstrip().startswith("WITH due"):
+            seen.append((statement, params))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        with engine.begin() as conn:
+            assert _sweep(conn, T0 + timedelta(minutes=1)) == 20
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert len(seen) == 3  # one UPDATE per reason
+    with engine.connect() as conn:
+        for statement, params in seen:
+            plan = "\n".join(r[0] for r in conn.exec_driver_sql("EXPLAIN " + statement, params))
+            assert "Tid Scan on traces" in plan, plan
+
+
+def test_postgresql_concurrent_sweeps_take_different_traces(engine: Engine) -> None:
+    if engine.dialect.name != "postgresql":
+        return  # SQLite serialises writers: one sweep runs at a time
+    for i in range(10):
+        add_trace(engine, f"c{i}", status="open", has_root=True, last_span_at=T0)
+    now = T0 + timedelta(minutes=1)
+    with engine.connect() as first, engine.connect() as second:
+        assert _sweep(first, now, limit=3) == 3  # holds its three until it commits
+        assert _sweep(second, now) == 7  # skips the locked ones
+        second.commit()
+        first.commit()
+    with engine.connect() as conn:
+        assert (
+            conn.execute(
+                select(func.count()).select_from(Trace).where(Trace.status == "ready")
+            ).scalar_one()
+            == 10
+        )
+        jobs = list(conn.execute(select(EvaluationJob.trace_id)).scalars())
+    assert sorted(jobs) == sorted(f"c{i}" for i in range(10))
+
+
 def _derivation(trace_id: str, span_count: int, agent: str) -> tuple[str, str, dict, int]:
     fields = codec.agent_fields(AgentTrace(agent_name=agent, output="derived answer"), now=T0)
     return ("t", trace_id, fields, span_count)

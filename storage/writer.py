@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 log = logging.getLogger("iris.writer")
 
@@ -346,7 +346,10 @@ def run_transaction(engine: Engine, jobs: list[WriteJob]) -> tuple[list[Any], in
     try:
         return _apply(engine, jobs), 0
     except Exception as exc:
-        if len(jobs) == 1:
+        # A unique violation is a concurrent writer storing some of the same
+        # rows first: a retry reads them as stored. Anything else fails a
+        # lone job at once.
+        if len(jobs) == 1 and not isinstance(exc, IntegrityError):
             return [_classify(exc)], 1
     results: list[Any] = []
     failures = 0

@@ -12,6 +12,14 @@ import re
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
+# The compiled kernel (evaluators/lexical/_lexkernel.c); absent when the
+# package was installed without a C compiler, and then the Python reference
+# functions (``*_py``) run instead, with the same results.
+try:
+    from evaluators.lexical import _lexkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _lexkernel = None  # type: ignore[assignment]
+
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -339,7 +347,15 @@ def _split_token(tok: str) -> tuple[str, ...]:
 
 
 def words(text: str) -> list[str]:
-    """Split text (and code identifiers inside it) into lowercase words."""
+    """Split text (and code identifiers inside it) into lowercase words.
+    The C kernel when it was built, else :func:`words_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.words(text)
+    return words_py(text)
+
+
+def words_py(text: str) -> list[str]:
+    """:func:`words` in Python: the reference and the fallback."""
     out: list[str] = []
     cache = _TOKEN_WORDS
     for tok in _WORD.findall(text):
@@ -359,9 +375,17 @@ _WORD_LEAD = "0123456789'"
 
 
 def distinct_tokens(text: str) -> set[str]:
-    """``set(_WORD.findall(text))``; by translate and split on ASCII text.
-    The one tokenising pass over a text that :func:`word_set` and
-    :func:`word_term_set` both start from (the context shares it)."""
+    """``set(_WORD.findall(text))``: the one tokenising pass over a text that
+    :func:`word_set` and :func:`word_term_set` both start from (the context
+    shares it). The C kernel when it was built, else :func:`distinct_tokens_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.tokens(text)
+    return distinct_tokens_py(text)
+
+
+def distinct_tokens_py(text: str) -> set[str]:
+    """:func:`distinct_tokens` in Python (translate and split on ASCII text):
+    the reference and the fallback."""
     if not text.isascii():
         return set(_WORD.findall(text))
     out = {run.lstrip(_WORD_LEAD) for run in set(text.translate(_NOT_WORD_CHAR).split())}
@@ -413,16 +437,28 @@ def terms_of_words(ws: list[str]) -> list[str]:
     return [stem(w) for w in ws if len(w) > 2 and w not in STOPWORDS]
 
 
+def content_terms_py(text: str) -> list[str]:
+    """The uncached :func:`content_terms` in Python: the reference and the
+    fallback of the C kernel's ``content_terms``."""
+    return [stem(w) for w in words_py(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS]
+
+
+def _content_terms_uncached(text: str) -> list[str]:
+    if _lexkernel is not None:
+        return _lexkernel.content_terms(text, STOPWORDS)
+    return content_terms_py(text)
+
+
 @lru_cache(maxsize=8192)
 def _content_terms_cached(text: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in words(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS)
+    return tuple(_content_terms_uncached(text))
 
 
 def content_terms(text: str) -> list[str]:
     """Stemmed content terms in order (duplicates kept)."""
     if len(text) <= 2048:
         return list(_content_terms_cached(text))
-    return [stem(w) for w in words(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS]
+    return _content_terms_uncached(text)
 
 
 def term_set(text: str) -> frozenset[str]:

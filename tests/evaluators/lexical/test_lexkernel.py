@@ -1,0 +1,221 @@
+"""The C lexical kernel returns exactly what the Python references return.
+
+``evaluators/lexical/_lexkernel.c`` re-implements the sentence splitter and
+the tokenisers; the ``*_py`` functions in sentences.py and terms.py are the
+reference. These properties compare the two on arbitrary Unicode text, on
+text built from the characters the scans treat specially (sentence ends,
+quotes, every kind of whitespace, digits, apostrophes, backtick fences, case
+oddities whose lowercase changes length or lands in ASCII, astral and
+combining characters, lone surrogates), on every string of the proof corpus
+and on the bench outputs; and check that the public functions still work on
+the fallback path when the extension is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaluators.lexical import sentences, terms
+
+K = pytest.importorskip("evaluators.lexical._lexkernel")
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# Characters every scan branches on, and the Unicode ones that trip naive
+# ports: whitespace outside ASCII, str.lower changing length (U+0130) or
+# reaching ASCII (KELVIN SIGN -> 'k', which makes 'N\u212a' an initial-less
+# 'nk'), titlecase and final-sigma letters, combining marks, astral letters
+# and digits, a lone surrogate (2-byte kind) and latin-1 letters (1-byte kind).
+FRAGMENTS = [
+    *".!?\"')]`' \n\t\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0",
+    *"\u1680\u2000\u2003\u2028\u2029\u202f\u205f\u3000",
+    *"aAzZkKsSiI0123456789_-:/,;",
+    "\u0130",
+    "\u212a",
+    "\u017f",
+    "\u01c5",
+    "\u03a3",
+    "\u00df",
+    "\u00e9",
+    "e\u0301",
+    "\U0001d400",
+    "\U0001d7d8",
+    "\U0001f600",
+    "\ud800",
+    "\u0663",
+    "Dr.",
+    "dr",
+    "e.g.",
+    "i.e",
+    "approx.",
+    "Sept.",
+    "No.",
+    "N\u212a.",
+    "D\u0130.",
+    "St",
+    "x.",
+    "A.",
+    "\u00e9.",
+    "...",
+    "?!",
+    "3.2",
+    "```",
+    "``",
+    "CamelCase",
+    "HTTPServer",
+    "getURLFor2",
+    "don't",
+    "'quoted'",
+    "rock'n'roll",
+    "purging",
+    "evaluation",
+    "evaluators",
+    "running",
+    "the",
+    "words",
+    "explain",
+    "Sentence",
+    "Engineering",
+]
+
+
+def _texts(max_size: int = 40) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(FRAGMENTS), max_size=max_size).map("".join)
+
+
+ANY_TEXT = st.one_of(st.text(max_size=120), _texts())
+
+
+def _content_terms_py(text: str) -> list[str]:
+    return terms.content_terms_py(text)
+
+
+def _check(text: str) -> None:
+    assert K.split_sentences(text, sentences._ABBREV) == sentences.split_sentences_py(text), text
+    assert K.words(text) == terms.words_py(text), text
+    assert K.tokens(text) == terms.distinct_tokens_py(text), text
+    assert K.content_terms(text, terms.STOPWORDS) == _content_terms_py(text), text
+
+
+@settings(max_examples=1500, deadline=None)
+@given(ANY_TEXT)
+def test_kernel_equals_reference(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=8),
+    st.sampled_from(["", "\ud800", "\U0001d400", "\u0101"]),
+)
+def test_kernel_equals_reference_in_every_kind(parts: list[str], widener: str) -> None:
+    """The same fragments read as 1-, 2- and 4-byte strings."""
+    text = "".join(parts)
+    _check(text + widener)
+    _check(widener + text)
+
+
+def test_reference_pieces_agree_with_their_regexes() -> None:
+    """The Python references are what the kernel mirrors: _WORD and _FENCE."""
+    text = "Hi ```code``` there 9abc x'y ``` open"
+    assert terms.distinct_tokens_py(text) == set(terms._WORD.findall(text))
+    assert terms.content_terms_py(text) == [
+        terms.stem(w)
+        for w in terms.words_py(terms._FENCE.sub(" ", text))
+        if len(w) > 2 and w not in terms.STOPWORDS
+    ]
+
+
+def test_suffix_table_is_the_python_one() -> None:
+    assert K.SUFFIXES == terms._SUFFIXES
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "purging",
+        "purged",
+        "evaluation",
+        "evaluators",
+        "stopping",
+        "ational",
+        "bless",
+        "tree",
+        "abcs",
+    ],
+)
+def test_stemming_through_the_kernel(word: str) -> None:
+    assert K.content_terms(word, frozenset()) == [terms.stem(word)]
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def test_every_corpus_text() -> None:
+    files = sorted((ROOT / "proof" / "corpus").rglob("*.json"))
+    assert files
+    seen = 0
+    for path in files:
+        for text in set(_strings(json.loads(path.read_text(encoding="utf-8")))):
+            _check(text)
+            seen += 1
+    assert seen > 100
+
+
+def test_every_bench_text() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from engine_bench import make_cases
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    for case in make_cases():
+        _check(case.output)
+        _check(case.input or "")
+
+
+def test_public_functions_fall_back_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Dr. Smith met Mr. Jones. They ran HTTPServer tests! Done?```x = 1``` ok"
+    with_kernel = (
+        sentences.split_sentences(text),
+        terms.words(text),
+        terms.distinct_tokens(text),
+        terms._content_terms_uncached(text),
+    )
+    monkeypatch.setattr(sentences, "_lexkernel", None)
+    monkeypatch.setattr(terms, "_lexkernel", None)
+    without = (
+        sentences.split_sentences(text),
+        terms.words(text),
+        terms.distinct_tokens(text),
+        terms._content_terms_uncached(text),
+    )
+    assert with_kernel == without
+    assert without[0] == [(0, 24), (25, 51), (52, 71)]
+
+
+def test_kernel_rejects_wrong_types() -> None:
+    with pytest.raises(TypeError):
+        K.split_sentences(b"x.", sentences._ABBREV)
+    with pytest.raises(TypeError):
+        K.split_sentences("x.", ["dr"])
+    with pytest.raises(TypeError):
+        K.words(None)
+    with pytest.raises(TypeError):
+        K.content_terms("x", {"a": 1})

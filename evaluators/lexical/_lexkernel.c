@@ -33,6 +33,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define KERNEL static inline __attribute__((always_inline))
@@ -240,85 +241,156 @@ static Py_ssize_t stem_length(const Py_UCS1 *w, Py_ssize_t n) {
         }
     }
     if (n > 3 && w[n - 1] == 'e') n--;
-    if (n > 3 && w[n - 1] == w[n - 2] && strchr("aeiouls", w[n - 1]) == NULL) n--;
+    if (n > 3 && w[n - 1] == w[n - 2]) {
+        Py_UCS1 c = w[n - 1];
+        if (c != 'a' && c != 'e' && c != 'i' && c != 'o' && c != 'u' && c != 'l' && c != 's') n--;
+    }
     return n;
 }
 
-/* A new ASCII str holding text[s:e] lowered (the caller knows the stretch
- * is ASCII letters and digits). */
-KERNEL PyObject *lowered(int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
-    PyObject *out = PyUnicode_New(e - s, 127);
-    if (out == NULL) return NULL;
-    Py_UCS1 *dst = PyUnicode_1BYTE_DATA(out);
-    for (Py_ssize_t k = s; k < e; k++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, k);
-        dst[k - s] = (Py_UCS1)LOWER_ASCII(c);
-    }
-    return out;
-}
-
-enum { MODE_WORDS = 0, MODE_TERMS = 1 };
-
-/* One word of a token: appended lowered (MODE_WORDS), or - if longer than
- * two letters and no stopword - appended stemmed (MODE_TERMS). */
-KERNEL int emit_word(PyObject *out, int mode, PyObject *stopwords, int kind, const void *data,
-                     Py_ssize_t s, Py_ssize_t e) {
-    if (mode == MODE_TERMS && e - s <= 2) return 0;
-    PyObject *w = lowered(kind, data, s, e);
+/* Appends text[s:e] lowered, as a new ASCII str, to ``out``. */
+static int append_lowered(PyObject *out, const Py_UCS1 *src, Py_ssize_t s, Py_ssize_t e) {
+    PyObject *w = PyUnicode_New(e - s, 127);
     if (w == NULL) return -1;
-    if (mode == MODE_TERMS) {
-        int stop = PySet_Contains(stopwords, w);
-        if (stop != 0) {
-            Py_DECREF(w);
-            return stop < 0 ? -1 : 0;
-        }
-        Py_ssize_t m = stem_length(PyUnicode_1BYTE_DATA(w), e - s);
-        if (m < e - s) {
-            PyObject *st = PyUnicode_Substring(w, 0, m);
-            Py_DECREF(w);
-            if (st == NULL) return -1;
-            w = st;
-        }
-    }
+    Py_UCS1 *dst = PyUnicode_1BYTE_DATA(w);
+    for (Py_ssize_t k = s; k < e; k++) dst[k - s] = (Py_UCS1)LOWER_ASCII(src[k]);
     int rc = PyList_Append(out, w);
     Py_DECREF(w);
     return rc;
 }
 
-/* terms._split_token on the _WORD token text[s:e]: strip apostrophes, then
- * _CAMEL's alternatives at each position, digit runs dropped. (The Python
- * shortcut for a plain or capitalised word gives what _CAMEL gives.) */
-KERNEL int emit_token_words(PyObject *out, int mode, PyObject *stopwords, int kind,
-                            const void *data, Py_ssize_t s, Py_ssize_t e) {
-    while (s < e && PyUnicode_READ(kind, data, s) == '\'') s++;
-    while (e > s && PyUnicode_READ(kind, data, e - 1) == '\'') e--;
+/* terms._split_token of a _WORD token (an ASCII str) as a new tuple: strip
+ * apostrophes, then _CAMEL's alternatives at each position, lowered, digit
+ * runs dropped. (The Python shortcut for a plain or capitalised word gives
+ * what _CAMEL gives.) */
+static PyObject *token_words(PyObject *token) {
+    const Py_UCS1 *t = PyUnicode_1BYTE_DATA(token);
+    Py_ssize_t s = 0, e = PyUnicode_GET_LENGTH(token);
+    while (s < e && t[s] == '\'') s++;
+    while (e > s && t[e - 1] == '\'') e--;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
     Py_ssize_t p = s;
     while (p < e) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, p);
+        Py_UCS1 c = t[p];
         Py_ssize_t q = p + 1;
         if (IS_UPPER(c)) {
-            while (q < e && IS_UPPER(PyUnicode_READ(kind, data, q))) q++;
-            int lower_next = q < e && IS_LOWER(PyUnicode_READ(kind, data, q));
+            while (q < e && IS_UPPER(t[q])) q++;
+            int lower_next = q < e && IS_LOWER(t[q]);
             if (q - p >= 2 && lower_next) {
                 q--; /* [A-Z]+(?=[A-Z][a-z]): the last capital starts the next word */
             } else if (q - p == 1 && lower_next) {
-                while (q < e && IS_LOWER(PyUnicode_READ(kind, data, q))) q++; /* [A-Z]?[a-z]+ */
-            }                                                                 /* else [A-Z]+ */
+                while (q < e && IS_LOWER(t[q])) q++; /* [A-Z]?[a-z]+ */
+            } /* else [A-Z]+ */
         } else if (IS_LOWER(c)) {
-            while (q < e && IS_LOWER(PyUnicode_READ(kind, data, q))) q++;
-        } else if (IS_DIGIT(c)) {
-            while (q < e && IS_DIGIT(PyUnicode_READ(kind, data, q))) q++;
-            p = q; /* [0-9]+ matches, and isdigit drops it */
-            continue;
+            while (q < e && IS_LOWER(t[q])) q++;
         } else {
-            p = q; /* an apostrophe inside the token: no alternative starts here */
+            /* [0-9]+ matches and isdigit drops it; at an apostrophe no
+             * alternative starts */
+            p = q;
             continue;
         }
-        if (emit_word(out, mode, stopwords, kind, data, p, q) < 0) return -1;
+        if (append_lowered(out, t, p, q) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
         p = q;
     }
-    return 0;
+    PyObject *tuple = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return tuple;
 }
+
+/* The stemmed content terms of a words tuple (terms.word_term_set's step):
+ * longer than two letters, not a stopword. A new tuple. */
+static PyObject *word_terms(PyObject *words, PyObject *stopwords) {
+    Py_ssize_t n = PyTuple_GET_SIZE(words);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *w = PyTuple_GET_ITEM(words, k); /* borrowed */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+        if (len <= 2) continue;
+        int stop = PySet_Contains(stopwords, w);
+        if (stop < 0) goto error;
+        if (stop) continue;
+        Py_ssize_t m = stem_length(PyUnicode_1BYTE_DATA(w), len);
+        PyObject *term;
+        if (m == len) {
+            Py_INCREF(w);
+            term = w;
+        } else {
+            term = PyUnicode_Substring(w, 0, m);
+            if (term == NULL) goto error;
+        }
+        int rc = PyList_Append(out, term);
+        Py_DECREF(term);
+        if (rc < 0) goto error;
+    }
+    PyObject *tuple = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return tuple;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Token -> its words and terms, once per process (terms._TOKEN_WORDS and
+ * _TOKEN_TERMS in C): natural text repeats a small vocabulary, and making
+ * a str per occurrence was most of a scan's cost. Open addressing, at most
+ * half full; bounded like the Python caches (later tokens are not kept).
+ * Slots are only ever filled, so an entry pointer stays valid. */
+typedef struct {
+    PyObject *token; /* the token str (ASCII); NULL marks an empty slot */
+    PyObject *words; /* tuple, or NULL until asked for */
+    PyObject *terms; /* tuple, or NULL until asked for */
+    size_t hash;
+    uint64_t seen; /* the MODE_TOKENS scan that last added it to its set */
+} entry;
+
+#define CACHE_SLOTS ((size_t)1 << 17)
+#define CACHE_MAX (CACHE_SLOTS / 2)
+#define CACHED_TOKEN_MAX 48 /* longer tokens are rare: made afresh each time */
+
+static entry *cache = NULL; /* NULL when it could not be allocated */
+static size_t cache_used = 0;
+/* The stopword set the cached terms were filtered by (a strong reference):
+ * another set empties every cached terms tuple first. */
+static PyObject *cache_stopwords = NULL;
+/* Numbers MODE_TOKENS scans, so that a repeated token skips PySet_Add. */
+static uint64_t scan_number = 0;
+
+/* FNV-1a over the token's bytes, folded in while the token is read. */
+#define FNV_START 1469598103934665603ULL
+#define FNV_STEP(h, c) (((h) ^ (uint64_t)(c)) * 1099511628211ULL)
+#define FNV_FINISH(h) ((size_t)((h) ^ ((h) >> 29)))
+
+/* The slot holding the token b[0:n], or the empty slot where it goes. */
+static entry *find_slot(const Py_UCS1 *b, Py_ssize_t n, size_t h) {
+    size_t mask = CACHE_SLOTS - 1, k = h & mask;
+    while (cache[k].token != NULL) {
+        entry *e = &cache[k];
+        if (e->hash == h && PyUnicode_GET_LENGTH(e->token) == n &&
+            memcmp(PyUnicode_1BYTE_DATA(e->token), b, (size_t)n) == 0)
+            return e;
+        k = (k + 1) & mask;
+    }
+    return &cache[k];
+}
+
+/* Whether content terms may be cached for this stopword set: 1 yes, 0 no.
+ * Only a frozenset (immutable) is remembered. */
+static int use_terms_cache(PyObject *stopwords) {
+    if (cache == NULL || !PyFrozenSet_CheckExact(stopwords)) return 0;
+    if (stopwords != cache_stopwords) {
+        for (size_t k = 0; k < CACHE_SLOTS; k++) Py_CLEAR(cache[k].terms);
+        Py_INCREF(stopwords);
+        Py_XSETREF(cache_stopwords, stopwords);
+    }
+    return 1;
+}
+
+enum { MODE_TOKENS = 0, MODE_WORDS = 1, MODE_TERMS = 2 };
 
 /* The end of a ``` fence that opens at i: just past the next ``` after the
  * opening one, or the end of the text (_FENCE is ```.*?(?:```|\Z)). */
@@ -341,11 +413,26 @@ KERNEL int opens_fence(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
            PyUnicode_READ(kind, data, i + 1) == '`' && PyUnicode_READ(kind, data, i + 2) == '`';
 }
 
-/* words (MODE_WORDS) or content terms (MODE_TERMS, fences skipped) of text. */
+static int extend(PyObject *list, PyObject *tuple) {
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyList_Append(list, PyTuple_GET_ITEM(tuple, k)) < 0) return -1;
+    return 0;
+}
+
+/* One scan over the _WORD tokens of text ([A-Za-z][A-Za-z0-9']*, maximal:
+ * nothing after the first letter can end a match early):
+ *   MODE_TOKENS: the set of tokens (terms.distinct_tokens);
+ *   MODE_WORDS:  the list of their words (terms.words);
+ *   MODE_TERMS:  the list of their content terms, fences skipped as
+ *                strip_fences drops them (the body of terms.content_terms). */
 KERNEL PyObject *scan_kind(PyObject *text, int kind, int mode, PyObject *stopwords) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    PyObject *out = PyList_New(0);
+    int cache_terms = 0;
+    if (mode == MODE_TERMS) cache_terms = use_terms_cache(stopwords);
+    uint64_t scan_id = ++scan_number;
+    PyObject *out = mode == MODE_TOKENS ? PySet_New(NULL) : PyList_New(0);
     if (out == NULL) return NULL;
     Py_ssize_t i = 0;
     while (i < n) {
@@ -358,36 +445,67 @@ KERNEL PyObject *scan_kind(PyObject *text, int kind, int mode, PyObject *stopwor
                 i++;
             continue;
         }
+        /* read the token into buf and hash it, as far as buf goes */
+        Py_UCS1 buf[CACHED_TOKEN_MAX];
+        uint64_t fnv = FNV_STEP(FNV_START, c);
+        buf[0] = (Py_UCS1)c;
         Py_ssize_t j = i + 1;
-        while (j < n && IS_WORD_CHAR(PyUnicode_READ(kind, data, j))) j++;
-        if (emit_token_words(out, mode, stopwords, kind, data, i, j) < 0) {
-            Py_DECREF(out);
-            return NULL;
+        for (; j < n; j++) {
+            Py_UCS4 d = PyUnicode_READ(kind, data, j);
+            if (!IS_WORD_CHAR(d)) break;
+            if (j - i < CACHED_TOKEN_MAX) {
+                buf[j - i] = (Py_UCS1)d;
+                fnv = FNV_STEP(fnv, d);
+            }
         }
-        i = j;
-    }
-    return out;
-}
-
-KERNEL PyObject *tokens_kind(PyObject *text, int kind) {
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    PyObject *out = PySet_New(NULL);
-    if (out == NULL) return NULL;
-    Py_ssize_t i = 0;
-    while (i < n) {
-        if (!IS_LETTER(PyUnicode_READ(kind, data, i))) {
-            i++;
-            continue;
+        Py_ssize_t len = j - i;
+        entry own = {NULL, NULL, NULL, 0, 0}; /* a token the cache does not keep */
+        entry *e = &own;
+        if (cache != NULL && len <= CACHED_TOKEN_MAX) {
+            size_t h = FNV_FINISH(fnv);
+            entry *slot = find_slot(buf, len, h);
+            if (slot->token != NULL) {
+                e = slot;
+            } else {
+                PyObject *tok = PyUnicode_New(len, 127);
+                if (tok == NULL) goto error;
+                memcpy(PyUnicode_1BYTE_DATA(tok), buf, (size_t)len);
+                if (cache_used < CACHE_MAX) {
+                    slot->token = tok;
+                    slot->hash = h;
+                    cache_used++;
+                    e = slot;
+                } else {
+                    own.token = tok;
+                }
+            }
+        } else {
+            own.token = PyUnicode_New(len, 127);
+            if (own.token == NULL) goto error;
+            Py_UCS1 *dst = PyUnicode_1BYTE_DATA(own.token);
+            for (Py_ssize_t k = 0; k < len; k++) dst[k] = (Py_UCS1)PyUnicode_READ(kind, data, i + k);
         }
-        Py_ssize_t j = i + 1;
-        while (j < n && IS_WORD_CHAR(PyUnicode_READ(kind, data, j))) j++;
-        PyObject *tok = PyUnicode_New(j - i, 127);
-        if (tok == NULL) goto error;
-        Py_UCS1 *dst = PyUnicode_1BYTE_DATA(tok);
-        for (Py_ssize_t k = i; k < j; k++) dst[k - i] = (Py_UCS1)PyUnicode_READ(kind, data, k);
-        int rc = PySet_Add(out, tok);
-        Py_DECREF(tok);
+        int rc;
+        if (mode == MODE_TOKENS) {
+            rc = e->seen == scan_id ? 0 : PySet_Add(out, e->token);
+            e->seen = scan_id;
+        } else {
+            if (e->words == NULL) e->words = token_words(e->token);
+            if (e->words == NULL) {
+                rc = -1;
+            } else if (mode == MODE_WORDS) {
+                rc = extend(out, e->words);
+            } else if (e != &own && cache_terms) {
+                if (e->terms == NULL) e->terms = word_terms(e->words, stopwords);
+                rc = e->terms == NULL ? -1 : extend(out, e->terms);
+            } else {
+                PyObject *terms = word_terms(e->words, stopwords);
+                rc = terms == NULL ? -1 : extend(out, terms);
+                Py_XDECREF(terms);
+            }
+        }
+        Py_XDECREF(own.token);
+        Py_XDECREF(own.words);
         if (rc < 0) goto error;
         i = j;
     }
@@ -416,6 +534,12 @@ static PyObject *scan(PyObject *text, int mode, PyObject *stopwords) {
     }
 }
 
+static PyObject *tokens(PyObject *self, PyObject *text) {
+    (void)self;
+    if (check_text(text, "tokens") < 0) return NULL;
+    return scan(text, MODE_TOKENS, NULL);
+}
+
 static PyObject *words(PyObject *self, PyObject *text) {
     (void)self;
     if (check_text(text, "words") < 0) return NULL;
@@ -434,19 +558,6 @@ static PyObject *content_terms(PyObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     return scan(args[0], MODE_TERMS, args[1]);
-}
-
-static PyObject *tokens(PyObject *self, PyObject *text) {
-    (void)self;
-    if (check_text(text, "tokens") < 0) return NULL;
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        return tokens_kind(text, PyUnicode_1BYTE_KIND);
-    case PyUnicode_2BYTE_KIND:
-        return tokens_kind(text, PyUnicode_2BYTE_KIND);
-    default:
-        return tokens_kind(text, PyUnicode_4BYTE_KIND);
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -469,6 +580,9 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__lexkernel(void) {
     for (Py_ssize_t k = 0; k < N_SUFFIXES; k++) SUFFIX_LEN[k] = (Py_ssize_t)strlen(SUFFIXES[k]);
+    /* Without the token cache every scan still works, only slower; a
+     * re-import of the module keeps the one it has. */
+    if (cache == NULL) cache = PyMem_RawCalloc(CACHE_SLOTS, sizeof(entry));
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     PyObject *suffixes = PyTuple_New(N_SUFFIXES);

@@ -84,6 +84,9 @@ FRAGMENTS = [
     "explain",
     "Sentence",
     "Engineering",
+    "Supercalifragilisticexpialidocious",
+    "x" * 47,
+    "Y" * 50,
 ]
 
 
@@ -121,6 +124,23 @@ def test_kernel_equals_reference_in_every_kind(parts: list[str], widener: str) -
     text = "".join(parts)
     _check(text + widener)
     _check(widener + text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_texts(), st.sampled_from([frozenset(), frozenset({"camel", "words", "the"}), None]))
+def test_content_terms_with_other_stopword_sets(
+    text: str, stopwords: frozenset[str] | None
+) -> None:
+    """The kernel caches each token's terms for one stopword frozenset: another
+    set (or a mutable one, never cached) must not see them."""
+    for sw in (terms.STOPWORDS, stopwords, set(terms.STOPWORDS), terms.STOPWORDS):
+        sw = terms.STOPWORDS if sw is None else sw
+        expected = [
+            terms.stem(w)
+            for w in terms.words_py(terms.strip_fences(text))
+            if len(w) > 2 and w not in sw
+        ]
+        assert K.content_terms(text, sw) == expected, text
 
 
 def test_reference_pieces_agree_with_their_regexes() -> None:
@@ -219,3 +239,11 @@ def test_kernel_rejects_wrong_types() -> None:
         K.words(None)
     with pytest.raises(TypeError):
         K.content_terms("x", {"a": 1})
+
+
+def test_tokens_past_the_cache_bound() -> None:
+    """The token cache keeps at most 65536 tokens; later ones are made afresh
+    each time and must come out the same. (Runs last: it fills the cache.)"""
+    many = " ".join(f"Tok{n:x}En {n}x" for n in range(70_000))
+    for text in (many, many + " Dr. X. the HTTPServer words", "Tok1En fresh Zzq Zzq"):
+        _check(text)

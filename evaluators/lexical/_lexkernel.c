@@ -345,7 +345,7 @@ typedef struct {
     PyObject *words; /* tuple, or NULL until asked for */
     PyObject *terms; /* tuple, or NULL until asked for */
     size_t hash;
-    uint64_t seen; /* the MODE_TOKENS scan that last added it to its set */
+    uint64_t seen; /* the set-building scan that last added its items */
 } entry;
 
 #define CACHE_SLOTS ((size_t)1 << 17)
@@ -357,7 +357,7 @@ static size_t cache_used = 0;
 /* The stopword set the cached terms were filtered by (a strong reference):
  * another set empties every cached terms tuple first. */
 static PyObject *cache_stopwords = NULL;
-/* Numbers MODE_TOKENS scans, so that a repeated token skips PySet_Add. */
+/* Numbers the set-building scans, so that a repeated token skips PySet_Add. */
 static uint64_t scan_number = 0;
 
 /* FNV-1a over the token's bytes, folded in while the token is read. */
@@ -390,7 +390,15 @@ static int use_terms_cache(PyObject *stopwords) {
     return 1;
 }
 
+/* What a scan collects of each token: the token, its words or its terms. */
 enum { MODE_TOKENS = 0, MODE_WORDS = 1, MODE_TERMS = 2 };
+
+typedef struct {
+    int mode;
+    int fences;            /* skip ``` fences, as strip_fences does */
+    int cache_terms;       /* use_terms_cache(stopwords) said yes */
+    PyObject *stopwords;   /* MODE_TERMS */
+} scan_spec;
 
 /* The end of a ``` fence that opens at i: just past the next ``` after the
  * opening one, or the end of the text (_FENCE is ```.*?(?:```|\Z)). */
@@ -413,33 +421,35 @@ KERNEL int opens_fence(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
            PyUnicode_READ(kind, data, i + 1) == '`' && PyUnicode_READ(kind, data, i + 2) == '`';
 }
 
-static int extend(PyObject *list, PyObject *tuple) {
+/* Adds the items of ``tuple`` to ``out``, a list or a set. */
+static int extend(PyObject *out, PyObject *tuple) {
     Py_ssize_t n = PyTuple_GET_SIZE(tuple);
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (PyList_Append(list, PyTuple_GET_ITEM(tuple, k)) < 0) return -1;
+    int is_list = PyList_CheckExact(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PyTuple_GET_ITEM(tuple, k);
+        if ((is_list ? PyList_Append(out, item) : PySet_Add(out, item)) < 0) return -1;
+    }
     return 0;
 }
 
 /* One scan over the _WORD tokens of text ([A-Za-z][A-Za-z0-9']*, maximal:
- * nothing after the first letter can end a match early):
- *   MODE_TOKENS: the set of tokens (terms.distinct_tokens);
- *   MODE_WORDS:  the list of their words (terms.words);
- *   MODE_TERMS:  the list of their content terms, fences skipped as
- *                strip_fences drops them (the body of terms.content_terms). */
-KERNEL PyObject *scan_kind(PyObject *text, int kind, int mode, PyObject *stopwords) {
+ * nothing after the first letter can end a match early), adding each
+ * token's token, words or terms (spec->mode) to ``out``, a list (in order,
+ * repeats kept) or a set. 0 on success, -1 with an exception set. */
+KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *out) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int cache_terms = 0;
-    if (mode == MODE_TERMS) cache_terms = use_terms_cache(stopwords);
-    uint64_t scan_id = ++scan_number;
-    PyObject *out = mode == MODE_TOKENS ? PySet_New(NULL) : PyList_New(0);
-    if (out == NULL) return NULL;
+    const int mode = spec->mode;
+    PyObject *stopwords = spec->stopwords;
+    int as_set = !PyList_CheckExact(out);
+    /* in a set, a token's items are added once per scan */
+    uint64_t scan_id = as_set ? ++scan_number : 0;
     Py_ssize_t i = 0;
     while (i < n) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (!IS_LETTER(c)) {
             /* strip_fences puts a space where a fence was: a separator */
-            if (mode == MODE_TERMS && c == '`' && opens_fence(kind, data, n, i))
+            if (spec->fences && c == '`' && opens_fence(kind, data, n, i))
                 i = fence_end(kind, data, n, i);
             else
                 i++;
@@ -468,7 +478,7 @@ KERNEL PyObject *scan_kind(PyObject *text, int kind, int mode, PyObject *stopwor
                 e = slot;
             } else {
                 PyObject *tok = PyUnicode_New(len, 127);
-                if (tok == NULL) goto error;
+                if (tok == NULL) return -1;
                 memcpy(PyUnicode_1BYTE_DATA(tok), buf, (size_t)len);
                 if (cache_used < CACHE_MAX) {
                     slot->token = tok;
@@ -481,21 +491,22 @@ KERNEL PyObject *scan_kind(PyObject *text, int kind, int mode, PyObject *stopwor
             }
         } else {
             own.token = PyUnicode_New(len, 127);
-            if (own.token == NULL) goto error;
+            if (own.token == NULL) return -1;
             Py_UCS1 *dst = PyUnicode_1BYTE_DATA(own.token);
             for (Py_ssize_t k = 0; k < len; k++) dst[k] = (Py_UCS1)PyUnicode_READ(kind, data, i + k);
         }
         int rc;
-        if (mode == MODE_TOKENS) {
-            rc = e->seen == scan_id ? 0 : PySet_Add(out, e->token);
-            e->seen = scan_id;
+        if (as_set && e != &own && e->seen == scan_id) {
+            rc = 0; /* this scan added its items already */
+        } else if (mode == MODE_TOKENS) {
+            rc = as_set ? PySet_Add(out, e->token) : PyList_Append(out, e->token);
         } else {
             if (e->words == NULL) e->words = token_words(e->token);
             if (e->words == NULL) {
                 rc = -1;
             } else if (mode == MODE_WORDS) {
                 rc = extend(out, e->words);
-            } else if (e != &own && cache_terms) {
+            } else if (e != &own && spec->cache_terms) {
                 if (e->terms == NULL) e->terms = word_terms(e->words, stopwords);
                 rc = e->terms == NULL ? -1 : extend(out, e->terms);
             } else {
@@ -504,60 +515,117 @@ KERNEL PyObject *scan_kind(PyObject *text, int kind, int mode, PyObject *stopwor
                 Py_XDECREF(terms);
             }
         }
+        e->seen = scan_id;
         Py_XDECREF(own.token);
         Py_XDECREF(own.words);
-        if (rc < 0) goto error;
+        if (rc < 0) return -1;
         i = j;
     }
-    return out;
-error:
-    Py_DECREF(out);
-    return NULL;
+    return 0;
 }
 
-static int check_text(PyObject *text, const char *fn) {
+/* Scans text into out (see scan_kind). */
+static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
     if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "%s: text must be str", fn);
+        PyErr_SetString(PyExc_TypeError, "lexical kernel: text must be str");
         return -1;
     }
-    return PyUnicode_READY(text);
-}
-
-static PyObject *scan(PyObject *text, int mode, PyObject *stopwords) {
+    if (PyUnicode_READY(text) < 0) return -1;
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        return scan_kind(text, PyUnicode_1BYTE_KIND, mode, stopwords);
+        return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out);
     case PyUnicode_2BYTE_KIND:
-        return scan_kind(text, PyUnicode_2BYTE_KIND, mode, stopwords);
+        return scan_kind(text, PyUnicode_2BYTE_KIND, spec, out);
     default:
-        return scan_kind(text, PyUnicode_4BYTE_KIND, mode, stopwords);
+        return scan_kind(text, PyUnicode_4BYTE_KIND, spec, out);
     }
+}
+
+/* A new list (as_set 0) or set (1) of what spec collects from text. */
+static PyObject *scan_new(PyObject *text, const scan_spec *spec, int as_set) {
+    PyObject *out = as_set ? PySet_New(NULL) : PyList_New(0);
+    if (out == NULL) return NULL;
+    if (scan(text, spec, out) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Reads the (text, stopwords) arguments of the term functions. */
+static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, scan_spec *spec) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s takes 2 arguments", fn);
+        return -1;
+    }
+    if (!PyAnySet_Check(args[1])) {
+        PyErr_Format(PyExc_TypeError, "%s: stopwords must be a set or frozenset", fn);
+        return -1;
+    }
+    spec->mode = MODE_TERMS;
+    spec->stopwords = args[1];
+    spec->cache_terms = use_terms_cache(args[1]);
+    return 0;
 }
 
 static PyObject *tokens(PyObject *self, PyObject *text) {
     (void)self;
-    if (check_text(text, "tokens") < 0) return NULL;
-    return scan(text, MODE_TOKENS, NULL);
+    scan_spec spec = {MODE_TOKENS, 0, 0, NULL};
+    return scan_new(text, &spec, 1);
 }
 
 static PyObject *words(PyObject *self, PyObject *text) {
     (void)self;
-    if (check_text(text, "words") < 0) return NULL;
-    return scan(text, MODE_WORDS, NULL);
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    return scan_new(text, &spec, 0);
+}
+
+static PyObject *word_set(PyObject *self, PyObject *text) {
+    (void)self;
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    return scan_new(text, &spec, 1);
 }
 
 static PyObject *content_terms(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "content_terms(text, stopwords) takes 2 arguments");
+    scan_spec spec;
+    if (term_args(args, nargs, "content_terms", &spec) < 0) return NULL;
+    spec.fences = 1;
+    return scan_new(args[0], &spec, 0);
+}
+
+static PyObject *word_term_set(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    scan_spec spec;
+    if (term_args(args, nargs, "word_term_set", &spec) < 0) return NULL;
+    spec.fences = 0;
+    return scan_new(args[0], &spec, 1);
+}
+
+static PyObject *content_term_sets(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    scan_spec spec;
+    if (term_args(args, nargs, "content_term_sets", &spec) < 0) return NULL;
+    spec.fences = 1;
+    PyObject *texts = PySequence_Fast(args[0], "content_term_sets: texts must be a sequence");
+    if (texts == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(texts);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(texts);
         return NULL;
     }
-    if (check_text(args[0], "content_terms") < 0) return NULL;
-    if (!PyAnySet_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "content_terms: stopwords must be a set or frozenset");
-        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *set = scan_new(PySequence_Fast_GET_ITEM(texts, k), &spec, 1);
+        if (set == NULL) {
+            Py_DECREF(out); /* the unset items are NULL, which list dealloc skips */
+            Py_DECREF(texts);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, k, set); /* steals */
     }
-    return scan(args[0], MODE_TERMS, args[1]);
+    Py_DECREF(texts);
+    return out;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -567,8 +635,13 @@ static PyMethodDef methods[] = {
      "split_sentences(text, abbrev) -> list of (start, end) sentence spans"},
     {"tokens", tokens, METH_O, "tokens(text) -> set of _WORD tokens"},
     {"words", words, METH_O, "words(text) -> list of lowercase words"},
+    {"word_set", word_set, METH_O, "word_set(text) -> set of lowercase words"},
     {"content_terms", (PyCFunction)(void (*)(void))content_terms, METH_FASTCALL,
      "content_terms(text, stopwords) -> list of stemmed content terms, fences skipped"},
+    {"word_term_set", (PyCFunction)(void (*)(void))word_term_set, METH_FASTCALL,
+     "word_term_set(text, stopwords) -> set of stemmed content terms, fences kept"},
+    {"content_term_sets", (PyCFunction)(void (*)(void))content_term_sets, METH_FASTCALL,
+     "content_term_sets(texts, stopwords) -> [set(content_terms(t)) for t in texts]"},
     {NULL, NULL, 0, NULL},
 };
 

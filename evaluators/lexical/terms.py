@@ -396,9 +396,25 @@ def distinct_tokens_py(text: str) -> set[str]:
 _distinct_tokens = distinct_tokens
 
 
+def native() -> bool:
+    """Whether the C kernel does the scans: then a caller need not compute
+    ``distinct_tokens`` for :func:`word_set` / :func:`word_term_set`, which
+    read the text in one native pass instead."""
+    return _lexkernel is not None
+
+
 def word_set(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
-    """``set(words(text))``, splitting each distinct token once. ``tokens``
-    are ``distinct_tokens(text)`` when the caller already has them."""
+    """``set(words(text))``. ``tokens`` are ``distinct_tokens(text)`` when the
+    caller already has them (the Python path starts from them; the C kernel
+    rescans the text, which is cheaper than reading them)."""
+    if _lexkernel is not None:
+        return _lexkernel.word_set(text)
+    return word_set_py(text, tokens)
+
+
+def word_set_py(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
+    """:func:`word_set` in Python, splitting each distinct token once: the
+    reference and the fallback."""
     out: set[str] = set()
     cache = _TOKEN_WORDS
     for tok in distinct_tokens(text) if tokens is None else tokens:
@@ -414,9 +430,18 @@ _TOKEN_TERMS: dict[str, tuple[str, ...]] = {}
 
 
 def word_term_set(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
-    """``set(terms_of_words(words(text)))``, splitting and stemming each
-    distinct token once per process rather than at every occurrence.
-    ``tokens`` are ``distinct_tokens(text)`` when the caller already has them."""
+    """``set(terms_of_words(words(text)))`` (fences kept). ``tokens`` are
+    ``distinct_tokens(text)`` when the caller already has them, as for
+    :func:`word_set`."""
+    if _lexkernel is not None:
+        return _lexkernel.word_term_set(text, STOPWORDS)
+    return word_term_set_py(text, tokens)
+
+
+def word_term_set_py(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
+    """:func:`word_term_set` in Python, splitting and stemming each distinct
+    token once per process rather than at every occurrence: the reference
+    and the fallback."""
     out: set[str] = set()
     cache = _TOKEN_TERMS
     for tok in distinct_tokens(text) if tokens is None else tokens:
@@ -459,6 +484,20 @@ def content_terms(text: str) -> list[str]:
     if len(text) <= 2048:
         return list(_content_terms_cached(text))
     return _content_terms_uncached(text)
+
+
+def content_term_sets(texts: list[str]) -> list[set[str]]:
+    """``[set(content_terms(t)) for t in texts]`` in one call: a rule that
+    reads the terms of every sentence pays one native pass, not a call per
+    sentence. The C kernel when it was built, else :func:`content_term_sets_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.content_term_sets(texts, STOPWORDS)
+    return content_term_sets_py(texts)
+
+
+def content_term_sets_py(texts: list[str]) -> list[set[str]]:
+    """:func:`content_term_sets` in Python: the reference and the fallback."""
+    return [set(content_terms(t)) for t in texts]
 
 
 def term_set(text: str) -> frozenset[str]:

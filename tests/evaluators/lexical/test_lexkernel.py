@@ -106,6 +106,12 @@ def _check(text: str) -> None:
     assert K.words(text) == terms.words_py(text), text
     assert K.tokens(text) == terms.distinct_tokens_py(text), text
     assert K.content_terms(text, terms.STOPWORDS) == _content_terms_py(text), text
+    assert K.word_set(text) == terms.word_set_py(text) == set(terms.words_py(text)), text
+    tokens = terms.distinct_tokens_py(text)
+    assert K.word_set(text) == terms.word_set_py(text, tokens), text
+    expected_terms = set(terms.terms_of_words(terms.words_py(text)))
+    assert K.word_term_set(text, terms.STOPWORDS) == expected_terms, text
+    assert terms.word_term_set_py(text) == terms.word_term_set_py(text, tokens) == expected_terms
 
 
 @settings(max_examples=1500, deadline=None)
@@ -141,6 +147,19 @@ def test_content_terms_with_other_stopword_sets(
             if len(w) > 2 and w not in sw
         ]
         assert K.content_terms(text, sw) == expected, text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ANY_TEXT, max_size=6))
+def test_content_term_sets(texts: list[str]) -> None:
+    """One call for many texts: each set as content_terms gives, and a token
+    repeated across the texts lands in every set it occurs in."""
+    expected = [set(_content_terms_py(t)) for t in texts]
+    assert K.content_term_sets(texts, terms.STOPWORDS) == expected
+    assert K.content_term_sets(tuple(texts), terms.STOPWORDS) == expected
+    assert terms.content_term_sets_py(texts) == expected
+    doubled = texts + texts
+    assert K.content_term_sets(doubled, terms.STOPWORDS) == expected + expected
 
 
 def test_reference_pieces_agree_with_their_regexes() -> None:
@@ -210,22 +229,34 @@ def test_every_bench_text() -> None:
         _check(case.input or "")
 
 
+def _public(text: str) -> tuple[object, ...]:
+    from evaluators.config import EngineConfig
+    from evaluators.context import EvalContext
+    from evaluators.request import EvaluationRequest
+
+    ctx = EvalContext(
+        EvaluationRequest(output=text, input="Explain the HTTPServer"), EngineConfig()
+    )
+    return (
+        sentences.split_sentences(text),
+        terms.words(text),
+        terms.distinct_tokens(text),
+        terms._content_terms_uncached(text),
+        terms.word_set(text),
+        terms.word_term_set(text),
+        terms.content_term_sets([text, text[:20]]),
+        ctx.output_word_set,
+        ctx.output_term_set,
+    )
+
+
 def test_public_functions_fall_back_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "Dr. Smith met Mr. Jones. They ran HTTPServer tests! Done?```x = 1``` ok"
-    with_kernel = (
-        sentences.split_sentences(text),
-        terms.words(text),
-        terms.distinct_tokens(text),
-        terms._content_terms_uncached(text),
-    )
+    with_kernel = _public(text)
     monkeypatch.setattr(sentences, "_lexkernel", None)
     monkeypatch.setattr(terms, "_lexkernel", None)
-    without = (
-        sentences.split_sentences(text),
-        terms.words(text),
-        terms.distinct_tokens(text),
-        terms._content_terms_uncached(text),
-    )
+    assert not terms.native()
+    without = _public(text)
     assert with_kernel == without
     assert without[0] == [(0, 24), (25, 51), (52, 71)]
 
@@ -239,6 +270,12 @@ def test_kernel_rejects_wrong_types() -> None:
         K.words(None)
     with pytest.raises(TypeError):
         K.content_terms("x", {"a": 1})
+    with pytest.raises(TypeError):
+        K.content_term_sets(["x", 3], terms.STOPWORDS)
+    with pytest.raises(TypeError):
+        K.content_term_sets(5, terms.STOPWORDS)
+    with pytest.raises(TypeError):
+        K.word_term_set("x")
 
 
 def test_tokens_past_the_cache_bound() -> None:

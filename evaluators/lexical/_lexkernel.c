@@ -38,6 +38,13 @@
 
 #define KERNEL static inline __attribute__((always_inline))
 
+/* Every str is ready from 3.12 on, where PyUnicode_READY is deprecated. */
+#if PY_VERSION_HEX < 0x030C0000
+#define TEXT_READY(t) PyUnicode_READY(t)
+#else
+#define TEXT_READY(t) 0
+#endif
+
 #define IS_UPPER(c) ((c) >= 'A' && (c) <= 'Z')
 #define IS_LOWER(c) ((c) >= 'a' && (c) <= 'z')
 #define IS_LETTER(c) (IS_UPPER(c) || IS_LOWER(c))
@@ -206,7 +213,7 @@ static PyObject *split_sentences(PyObject *self, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_TypeError, "split_sentences: abbrev must be a set or frozenset");
         return NULL;
     }
-    if (PyUnicode_READY(text) < 0) return NULL;
+    if (TEXT_READY(text) < 0) return NULL;
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
         return split_kind(text, PyUnicode_1BYTE_KIND, abbrev);
@@ -379,10 +386,27 @@ static entry *find_slot(const Py_UCS1 *b, Py_ssize_t n, size_t h) {
 }
 
 /* Whether content terms may be cached for this stopword set: 1 yes, 0 no.
- * Only a frozenset (immutable) is remembered. */
+ * Only a frozenset (immutable) of exact strs is remembered: looking a str
+ * up in it then runs no Python code that could re-enter the kernel and
+ * change the cache in the middle of a scan. */
 static int use_terms_cache(PyObject *stopwords) {
     if (cache == NULL || !PyFrozenSet_CheckExact(stopwords)) return 0;
     if (stopwords != cache_stopwords) {
+        /* iterating a frozenset runs no Python code either */
+        PyObject *it = PyObject_GetIter(stopwords);
+        if (it == NULL) {
+            PyErr_Clear(); /* not cached, then: the scan still works */
+            return 0;
+        }
+        PyObject *item;
+        int all_str = 1;
+        while (all_str && (item = PyIter_Next(it)) != NULL) {
+            all_str = PyUnicode_CheckExact(item);
+            Py_DECREF(item);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) PyErr_Clear();
+        if (!all_str) return 0;
         for (size_t k = 0; k < CACHE_SLOTS; k++) Py_CLEAR(cache[k].terms);
         Py_INCREF(stopwords);
         Py_XSETREF(cache_stopwords, stopwords);
@@ -530,7 +554,7 @@ static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
         PyErr_SetString(PyExc_TypeError, "lexical kernel: text must be str");
         return -1;
     }
-    if (PyUnicode_READY(text) < 0) return -1;
+    if (TEXT_READY(text) < 0) return -1;
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
         return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out);
@@ -607,16 +631,18 @@ static PyObject *content_term_sets(PyObject *self, PyObject *const *args, Py_ssi
     scan_spec spec;
     if (term_args(args, nargs, "content_term_sets", &spec) < 0) return NULL;
     spec.fences = 1;
-    PyObject *texts = PySequence_Fast(args[0], "content_term_sets: texts must be a sequence");
+    /* a tuple copy: nothing can change its length or drop an item while
+     * the texts are scanned */
+    PyObject *texts = PySequence_Tuple(args[0]);
     if (texts == NULL) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(texts);
+    Py_ssize_t n = PyTuple_GET_SIZE(texts);
     PyObject *out = PyList_New(n);
     if (out == NULL) {
         Py_DECREF(texts);
         return NULL;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *set = scan_new(PySequence_Fast_GET_ITEM(texts, k), &spec, 1);
+        PyObject *set = scan_new(PyTuple_GET_ITEM(texts, k), &spec, 1);
         if (set == NULL) {
             Py_DECREF(out); /* the unset items are NULL, which list dealloc skips */
             Py_DECREF(texts);

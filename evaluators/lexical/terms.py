@@ -393,7 +393,9 @@ def distinct_tokens_py(text: str) -> set[str]:
     return out
 
 
-_distinct_tokens = distinct_tokens
+# The translate-and-split path, which the fast-path property tests check
+# against _WORD itself (the kernel is checked against this one).
+_distinct_tokens = distinct_tokens_py
 
 
 def native() -> bool:
@@ -417,7 +419,7 @@ def word_set_py(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
     reference and the fallback."""
     out: set[str] = set()
     cache = _TOKEN_WORDS
-    for tok in distinct_tokens(text) if tokens is None else tokens:
+    for tok in distinct_tokens_py(text) if tokens is None else tokens:
         parts = cache.get(tok)
         if parts is None:
             parts = _split_token(tok)
@@ -444,7 +446,7 @@ def word_term_set_py(text: str, tokens: AbstractSet[str] | None = None) -> set[s
     and the fallback."""
     out: set[str] = set()
     cache = _TOKEN_TERMS
-    for tok in distinct_tokens(text) if tokens is None else tokens:
+    for tok in distinct_tokens_py(text) if tokens is None else tokens:
         terms = cache.get(tok)
         if terms is None:
             parts = _TOKEN_WORDS.get(tok)

@@ -18,6 +18,7 @@ from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import (
     content_terms,
     distinct_tokens,
+    native,
     terms_of_words,
     word_set,
     word_term_set,
@@ -177,14 +178,14 @@ class EvalContext:
         """``set(output_terms)``, without building the list when no rule has."""
         if "output_terms" in self.__dict__ or "```" in self.output:
             return frozenset(self.output_terms)
-        return frozenset(word_term_set(self.output, self.output_tokens))
+        return frozenset(word_term_set(self.output, None if native() else self.output_tokens))
 
     @cached_property
     def output_word_set(self) -> frozenset[str]:
         """``set(output_words)``, without building the list when no rule has."""
         if "output_words" in self.__dict__:
             return frozenset(self.output_words)
-        return frozenset(word_set(self.output, self.output_tokens))
+        return frozenset(word_set(self.output, None if native() else self.output_tokens))
 
     @cached_property
     def output_tokens(self) -> set[str]:

@@ -12,6 +12,14 @@ import re
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
+# The compiled kernel (evaluators/lexical/_lexkernel.c); absent when the
+# package was installed without a C compiler, and then the Python reference
+# functions (``*_py``) run instead, with the same results.
+try:
+    from evaluators.lexical import _lexkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _lexkernel = None  # type: ignore[assignment]
+
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -339,7 +347,15 @@ def _split_token(tok: str) -> tuple[str, ...]:
 
 
 def words(text: str) -> list[str]:
-    """Split text (and code identifiers inside it) into lowercase words."""
+    """Split text (and code identifiers inside it) into lowercase words.
+    The C kernel when it was built, else :func:`words_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.words(text)
+    return words_py(text)
+
+
+def words_py(text: str) -> list[str]:
+    """:func:`words` in Python: the reference and the fallback."""
     out: list[str] = []
     cache = _TOKEN_WORDS
     for tok in _WORD.findall(text):
@@ -359,9 +375,17 @@ _WORD_LEAD = "0123456789'"
 
 
 def distinct_tokens(text: str) -> set[str]:
-    """``set(_WORD.findall(text))``; by translate and split on ASCII text.
-    The one tokenising pass over a text that :func:`word_set` and
-    :func:`word_term_set` both start from (the context shares it)."""
+    """``set(_WORD.findall(text))``: the one tokenising pass over a text that
+    :func:`word_set` and :func:`word_term_set` both start from (the context
+    shares it). The C kernel when it was built, else :func:`distinct_tokens_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.tokens(text)
+    return distinct_tokens_py(text)
+
+
+def distinct_tokens_py(text: str) -> set[str]:
+    """:func:`distinct_tokens` in Python (translate and split on ASCII text):
+    the reference and the fallback."""
     if not text.isascii():
         return set(_WORD.findall(text))
     out = {run.lstrip(_WORD_LEAD) for run in set(text.translate(_NOT_WORD_CHAR).split())}
@@ -369,15 +393,33 @@ def distinct_tokens(text: str) -> set[str]:
     return out
 
 
-_distinct_tokens = distinct_tokens
+# The translate-and-split path, which the fast-path property tests check
+# against _WORD itself (the kernel is checked against this one).
+_distinct_tokens = distinct_tokens_py
+
+
+def native() -> bool:
+    """Whether the C kernel does the scans: then a caller need not compute
+    ``distinct_tokens`` for :func:`word_set` / :func:`word_term_set`, which
+    read the text in one native pass instead."""
+    return _lexkernel is not None
 
 
 def word_set(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
-    """``set(words(text))``, splitting each distinct token once. ``tokens``
-    are ``distinct_tokens(text)`` when the caller already has them."""
+    """``set(words(text))``. ``tokens`` are ``distinct_tokens(text)`` when the
+    caller already has them (the Python path starts from them; the C kernel
+    rescans the text, which is cheaper than reading them)."""
+    if _lexkernel is not None:
+        return _lexkernel.word_set(text)
+    return word_set_py(text, tokens)
+
+
+def word_set_py(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
+    """:func:`word_set` in Python, splitting each distinct token once: the
+    reference and the fallback."""
     out: set[str] = set()
     cache = _TOKEN_WORDS
-    for tok in distinct_tokens(text) if tokens is None else tokens:
+    for tok in distinct_tokens_py(text) if tokens is None else tokens:
         parts = cache.get(tok)
         if parts is None:
             parts = _split_token(tok)
@@ -390,12 +432,21 @@ _TOKEN_TERMS: dict[str, tuple[str, ...]] = {}
 
 
 def word_term_set(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
-    """``set(terms_of_words(words(text)))``, splitting and stemming each
-    distinct token once per process rather than at every occurrence.
-    ``tokens`` are ``distinct_tokens(text)`` when the caller already has them."""
+    """``set(terms_of_words(words(text)))`` (fences kept). ``tokens`` are
+    ``distinct_tokens(text)`` when the caller already has them, as for
+    :func:`word_set`."""
+    if _lexkernel is not None:
+        return _lexkernel.word_term_set(text, STOPWORDS)
+    return word_term_set_py(text, tokens)
+
+
+def word_term_set_py(text: str, tokens: AbstractSet[str] | None = None) -> set[str]:
+    """:func:`word_term_set` in Python, splitting and stemming each distinct
+    token once per process rather than at every occurrence: the reference
+    and the fallback."""
     out: set[str] = set()
     cache = _TOKEN_TERMS
-    for tok in distinct_tokens(text) if tokens is None else tokens:
+    for tok in distinct_tokens_py(text) if tokens is None else tokens:
         terms = cache.get(tok)
         if terms is None:
             parts = _TOKEN_WORDS.get(tok)
@@ -413,16 +464,42 @@ def terms_of_words(ws: list[str]) -> list[str]:
     return [stem(w) for w in ws if len(w) > 2 and w not in STOPWORDS]
 
 
+def content_terms_py(text: str) -> list[str]:
+    """The uncached :func:`content_terms` in Python: the reference and the
+    fallback of the C kernel's ``content_terms``."""
+    return [stem(w) for w in words_py(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS]
+
+
+def _content_terms_uncached(text: str) -> list[str]:
+    if _lexkernel is not None:
+        return _lexkernel.content_terms(text, STOPWORDS)
+    return content_terms_py(text)
+
+
 @lru_cache(maxsize=8192)
 def _content_terms_cached(text: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in words(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS)
+    return tuple(_content_terms_uncached(text))
 
 
 def content_terms(text: str) -> list[str]:
     """Stemmed content terms in order (duplicates kept)."""
     if len(text) <= 2048:
         return list(_content_terms_cached(text))
-    return [stem(w) for w in words(strip_fences(text)) if len(w) > 2 and w not in STOPWORDS]
+    return _content_terms_uncached(text)
+
+
+def content_term_sets(texts: list[str]) -> list[set[str]]:
+    """``[set(content_terms(t)) for t in texts]`` in one call: a rule that
+    reads the terms of every sentence pays one native pass, not a call per
+    sentence. The C kernel when it was built, else :func:`content_term_sets_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.content_term_sets(texts, STOPWORDS)
+    return content_term_sets_py(texts)
+
+
+def content_term_sets_py(texts: list[str]) -> list[set[str]]:
+    """:func:`content_term_sets` in Python: the reference and the fallback."""
+    return [set(content_terms(t)) for t in texts]
 
 
 def term_set(text: str) -> frozenset[str]:

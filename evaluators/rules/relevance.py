@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
-from evaluators.lexical.terms import content_terms, strip_fences
+from evaluators.lexical.terms import content_term_sets, content_terms, strip_fences
 from evaluators.rules.base import Outcome, count, skip
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
@@ -103,8 +103,7 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
     if not topic:
         return "the input has no content terms"
     total = connected = 0
-    for unit in _units(ctx.output, ctx.output_sentences):
-        terms = set(content_terms(unit))
+    for terms in content_term_sets(_units(ctx.output, ctx.output_sentences)):
         if not terms:
             continue
         total += 1

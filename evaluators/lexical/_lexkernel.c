@@ -1,0 +1,707 @@
+/*
+ * evaluators.lexical._lexkernel: the lexical layer's text passes, in C.
+ *
+ * Why this exists: every evaluation splits its output into sentences and
+ * tokens several times over (sentence counts, keyword overlap, ask coverage,
+ * topic consistency). In Python each pass is a regex scan plus a loop step
+ * per sentence or token, ~80-200 us on a 2.5 KB output; one linear C scan is
+ * a few microseconds. The Python functions in sentences.py and terms.py stay
+ * the reference: these kernels must return exactly what they return, on
+ * every str (any of the 1/2/4-byte kinds, lone surrogates included), and the
+ * package falls back to them when this module was not built.
+ *
+ * What is duplicated here, and so must follow the Python source:
+ *
+ *   split_sentences(text, abbrev) -> list[tuple[int, int]]
+ *       sentences.split_sentences: the _END regex (a run of [.!?] followed
+ *       by \s, a quote or bracket, the end, or - after a lowercase letter -
+ *       a capitalised word), the abbreviation test and the whitespace trim.
+ *       ``abbrev`` is sentences._ABBREV (the set stays in Python).
+ *   tokens(text) -> set[str]          terms.distinct_tokens
+ *   words(text) -> list[str]          terms.words (_WORD, then _CAMEL)
+ *   content_terms(text, stopwords) -> list[str]
+ *       the uncached body of terms.content_terms: strip_fences, words, the
+ *       length and stopword filter, and terms.stem (SUFFIXES below is
+ *       terms._SUFFIXES; a test checks that the two agree).
+ *
+ * Every regex class involved is ASCII ([A-Za-z], [0-9], [.!?]) except \s
+ * and the str methods (strip, rsplit, isalpha), which read the same Unicode
+ * tables as Py_UNICODE_ISSPACE / Py_UNICODE_ISALPHA. The one place where
+ * Unicode case mapping matters - ``word.lower()`` in the abbreviation test,
+ * where e.g. 'N\u212a'.lower() is 'nk' - calls str.lower itself for any
+ * word that is not plain ASCII.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define KERNEL static inline __attribute__((always_inline))
+
+/* Every str is ready from 3.12 on, where PyUnicode_READY is deprecated. */
+#if PY_VERSION_HEX < 0x030C0000
+#define TEXT_READY(t) PyUnicode_READY(t)
+#else
+#define TEXT_READY(t) 0
+#endif
+
+#define IS_UPPER(c) ((c) >= 'A' && (c) <= 'Z')
+#define IS_LOWER(c) ((c) >= 'a' && (c) <= 'z')
+#define IS_LETTER(c) (IS_UPPER(c) || IS_LOWER(c))
+#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
+#define IS_WORD_CHAR(c) (IS_LETTER(c) || IS_DIGIT(c) || (c) == '\'')
+#define IS_END(c) ((c) == '.' || (c) == '!' || (c) == '?')
+/* the characters sentences._NOT_CONTENT names: a stretch of only these is no sentence */
+#define IS_NOT_CONTENT(c) \
+    ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n' || IS_END(c))
+#define LOWER_ASCII(c) (IS_UPPER(c) ? (c) + ('a' - 'A') : (c))
+
+/* ------------------------------------------------------------------------ */
+/* Sentences                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Appends (s, e) to ``spans``; 0 on success, -1 with an exception set. */
+static int append_span(PyObject *spans, Py_ssize_t s, Py_ssize_t e) {
+    PyObject *a = PyLong_FromSsize_t(s);
+    if (a == NULL) return -1;
+    PyObject *b = PyLong_FromSsize_t(e);
+    if (b == NULL) {
+        Py_DECREF(a);
+        return -1;
+    }
+    PyObject *t = PyTuple_New(2);
+    if (t == NULL) {
+        Py_DECREF(a);
+        Py_DECREF(b);
+        return -1;
+    }
+    PyTuple_SET_ITEM(t, 0, a); /* steals */
+    PyTuple_SET_ITEM(t, 1, b);
+    int rc = PyList_Append(spans, t);
+    Py_DECREF(t);
+    return rc;
+}
+
+/* The stretch text[s:e] as a sentence: appended trimmed of Unicode
+ * whitespace (str.strip) when it holds a character outside _NOT_CONTENT. */
+KERNEL int emit_piece(PyObject *spans, int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t k = s;
+    while (k < e && IS_NOT_CONTENT(PyUnicode_READ(kind, data, k))) k++;
+    if (k == e) return 0;
+    while (s < e && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, s))) s++;
+    while (e > s && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, e - 1))) e--;
+    return append_span(spans, s, e);
+}
+
+/* ``last in abbrev or (len(last) == 1 and last.isalpha())`` for ``last``
+ * already lowered, as the first ``n`` characters of ``low`` (rstrip('.')
+ * done by the caller). 1 yes, 0 no, -1 error. */
+static int abbrev_or_initial(PyObject *low, Py_ssize_t n, PyObject *abbrev) {
+    if (n == 1 && Py_UNICODE_ISALPHA(PyUnicode_READ_CHAR(low, 0))) return 1;
+    PyObject *key = PyUnicode_Substring(low, 0, n);
+    if (key == NULL) return -1;
+    int found = PySet_Contains(abbrev, key);
+    Py_DECREF(key);
+    return found;
+}
+
+/* The abbreviation test of split_sentences for a lone '.' at ``stop``:
+ * last = text[start:stop].rsplit(None, 1)[-1] (or ""), lowered and stripped
+ * of trailing dots. 1 when the dot ends an abbreviation or an initial (no
+ * split), 0 when it ends a sentence, -1 on error. */
+KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssize_t start,
+                             Py_ssize_t stop, PyObject *abbrev) {
+    Py_ssize_t e = stop;
+    while (e > start && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, e - 1))) e--;
+    Py_ssize_t s = e;
+    while (s > start && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, s - 1))) s--;
+    Py_ssize_t n = e - s;
+    int ascii = 1;
+    for (Py_ssize_t k = s; k < e; k++) {
+        if (PyUnicode_READ(kind, data, k) > 127) {
+            ascii = 0;
+            break;
+        }
+    }
+    if (ascii && n <= 64) {
+        /* ASCII lowers to ASCII of the same length: done here */
+        char buf[64];
+        for (Py_ssize_t k = 0; k < n; k++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, s + k);
+            buf[k] = (char)LOWER_ASCII(c);
+        }
+        Py_ssize_t m = n;
+        while (m > 0 && buf[m - 1] == '.') m--;
+        if (m == 1 && IS_LETTER(buf[0])) return 1;
+        PyObject *key = PyUnicode_FromStringAndSize(buf, m);
+        if (key == NULL) return -1;
+        int found = PySet_Contains(abbrev, key);
+        Py_DECREF(key);
+        return found;
+    }
+    /* Anything else goes through str.lower, whose full case mapping may
+     * change lengths ('\u0130') or land in ASCII ('\u212a'). */
+    PyObject *word = PyUnicode_Substring(text, s, e);
+    if (word == NULL) return -1;
+    PyObject *low = PyObject_CallMethod(word, "lower", NULL);
+    Py_DECREF(word);
+    if (low == NULL) return -1;
+    if (!PyUnicode_Check(low)) {
+        Py_DECREF(low);
+        PyErr_SetString(PyExc_TypeError, "str.lower returned a non-str");
+        return -1;
+    }
+    Py_ssize_t m = PyUnicode_GET_LENGTH(low);
+    while (m > 0 && PyUnicode_READ_CHAR(low, m - 1) == '.') m--;
+    int found = abbrev_or_initial(low, m, abbrev);
+    Py_DECREF(low);
+    return found;
+}
+
+KERNEL PyObject *split_kind(PyObject *text, int kind, PyObject *abbrev) {
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *spans = PyList_New(0);
+    if (spans == NULL) return NULL;
+    Py_ssize_t start = 0, i = 0;
+    while (i < n) {
+        if (!IS_END(PyUnicode_READ(kind, data, i))) {
+            i++;
+            continue;
+        }
+        /* A maximal run of [.!?]: only the whole run can satisfy _END's
+         * lookahead (a shorter one is followed by one of [.!?]), and a
+         * match starting inside the run would end at the same place. */
+        Py_ssize_t a = i;
+        while (i < n && IS_END(PyUnicode_READ(kind, data, i))) i++;
+        Py_ssize_t b = i;
+        if (b < n) {
+            Py_UCS4 d = PyUnicode_READ(kind, data, b);
+            int ok = Py_UNICODE_ISSPACE(d) || d == '"' || d == '\'' || d == ')' || d == ']';
+            if (!ok && IS_UPPER(d) && b + 1 < n && IS_LOWER(PyUnicode_READ(kind, data, b + 1)) &&
+                b >= 2 && IS_LOWER(PyUnicode_READ(kind, data, b - 2)))
+                ok = 1; /* (?<=[a-z][.!?])[A-Z][a-z]: text[b-1] is in the run */
+            if (!ok) continue;
+        }
+        if (b - a == 1 && PyUnicode_READ(kind, data, a) == '.') {
+            int r = ends_abbreviation(text, kind, data, start, a, abbrev);
+            if (r < 0) goto error;
+            if (r) continue;
+        }
+        if (emit_piece(spans, kind, data, start, b) < 0) goto error;
+        start = b;
+    }
+    if (emit_piece(spans, kind, data, start, n) < 0) goto error;
+    return spans;
+error:
+    Py_DECREF(spans);
+    return NULL;
+}
+
+static PyObject *split_sentences(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "split_sentences(text, abbrev) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *abbrev = args[1];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "split_sentences: text must be str");
+        return NULL;
+    }
+    if (!PyAnySet_Check(abbrev)) {
+        PyErr_SetString(PyExc_TypeError, "split_sentences: abbrev must be a set or frozenset");
+        return NULL;
+    }
+    if (TEXT_READY(text) < 0) return NULL;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return split_kind(text, PyUnicode_1BYTE_KIND, abbrev);
+    case PyUnicode_2BYTE_KIND:
+        return split_kind(text, PyUnicode_2BYTE_KIND, abbrev);
+    default:
+        return split_kind(text, PyUnicode_4BYTE_KIND, abbrev);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tokens, words, content terms                                              */
+/* ------------------------------------------------------------------------ */
+
+/* terms._SUFFIXES, in the same order (the first that fits is removed). */
+static const char *const SUFFIXES[] = {
+    "ational", "ations", "ation", "ators", "ator", "ities", "ity", "ingly",
+    "ings",    "ing",    "ments", "ment",  "ness", "ions",  "ion", "ers",
+    "er",      "ies",    "ied",   "ed",    "es",   "ly",    "s",
+};
+#define N_SUFFIXES ((Py_ssize_t)(sizeof(SUFFIXES) / sizeof(SUFFIXES[0])))
+static Py_ssize_t SUFFIX_LEN[N_SUFFIXES];
+
+/* terms.stem on a lowercase ASCII word: the length of the stem, which is
+ * always a prefix of the word (every step only drops characters). */
+static Py_ssize_t stem_length(const Py_UCS1 *w, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < N_SUFFIXES; k++) {
+        Py_ssize_t sl = SUFFIX_LEN[k];
+        if (n - sl >= 3 && memcmp(w + n - sl, SUFFIXES[k], (size_t)sl) == 0) {
+            n -= sl;
+            break;
+        }
+    }
+    if (n > 3 && w[n - 1] == 'e') n--;
+    if (n > 3 && w[n - 1] == w[n - 2]) {
+        Py_UCS1 c = w[n - 1];
+        if (c != 'a' && c != 'e' && c != 'i' && c != 'o' && c != 'u' && c != 'l' && c != 's') n--;
+    }
+    return n;
+}
+
+/* Appends text[s:e] lowered, as a new ASCII str, to ``out``. */
+static int append_lowered(PyObject *out, const Py_UCS1 *src, Py_ssize_t s, Py_ssize_t e) {
+    PyObject *w = PyUnicode_New(e - s, 127);
+    if (w == NULL) return -1;
+    Py_UCS1 *dst = PyUnicode_1BYTE_DATA(w);
+    for (Py_ssize_t k = s; k < e; k++) dst[k - s] = (Py_UCS1)LOWER_ASCII(src[k]);
+    int rc = PyList_Append(out, w);
+    Py_DECREF(w);
+    return rc;
+}
+
+/* terms._split_token of a _WORD token (an ASCII str) as a new tuple: strip
+ * apostrophes, then _CAMEL's alternatives at each position, lowered, digit
+ * runs dropped. (The Python shortcut for a plain or capitalised word gives
+ * what _CAMEL gives.) */
+static PyObject *token_words(PyObject *token) {
+    const Py_UCS1 *t = PyUnicode_1BYTE_DATA(token);
+    Py_ssize_t s = 0, e = PyUnicode_GET_LENGTH(token);
+    while (s < e && t[s] == '\'') s++;
+    while (e > s && t[e - 1] == '\'') e--;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    Py_ssize_t p = s;
+    while (p < e) {
+        Py_UCS1 c = t[p];
+        Py_ssize_t q = p + 1;
+        if (IS_UPPER(c)) {
+            while (q < e && IS_UPPER(t[q])) q++;
+            int lower_next = q < e && IS_LOWER(t[q]);
+            if (q - p >= 2 && lower_next) {
+                q--; /* [A-Z]+(?=[A-Z][a-z]): the last capital starts the next word */
+            } else if (q - p == 1 && lower_next) {
+                while (q < e && IS_LOWER(t[q])) q++; /* [A-Z]?[a-z]+ */
+            } /* else [A-Z]+ */
+        } else if (IS_LOWER(c)) {
+            while (q < e && IS_LOWER(t[q])) q++;
+        } else {
+            /* [0-9]+ matches and isdigit drops it; at an apostrophe no
+             * alternative starts */
+            p = q;
+            continue;
+        }
+        if (append_lowered(out, t, p, q) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        p = q;
+    }
+    PyObject *tuple = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return tuple;
+}
+
+/* The stemmed content terms of a words tuple (terms.word_term_set's step):
+ * longer than two letters, not a stopword. A new tuple. */
+static PyObject *word_terms(PyObject *words, PyObject *stopwords) {
+    Py_ssize_t n = PyTuple_GET_SIZE(words);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *w = PyTuple_GET_ITEM(words, k); /* borrowed */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+        if (len <= 2) continue;
+        int stop = PySet_Contains(stopwords, w);
+        if (stop < 0) goto error;
+        if (stop) continue;
+        Py_ssize_t m = stem_length(PyUnicode_1BYTE_DATA(w), len);
+        PyObject *term;
+        if (m == len) {
+            Py_INCREF(w);
+            term = w;
+        } else {
+            term = PyUnicode_Substring(w, 0, m);
+            if (term == NULL) goto error;
+        }
+        int rc = PyList_Append(out, term);
+        Py_DECREF(term);
+        if (rc < 0) goto error;
+    }
+    PyObject *tuple = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return tuple;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Token -> its words and terms, once per process (terms._TOKEN_WORDS and
+ * _TOKEN_TERMS in C): natural text repeats a small vocabulary, and making
+ * a str per occurrence was most of a scan's cost. Open addressing, at most
+ * half full; bounded like the Python caches (later tokens are not kept).
+ * Slots are only ever filled, so an entry pointer stays valid. */
+typedef struct {
+    PyObject *token; /* the token str (ASCII); NULL marks an empty slot */
+    PyObject *words; /* tuple, or NULL until asked for */
+    PyObject *terms; /* tuple, or NULL until asked for */
+    size_t hash;
+    uint64_t seen; /* the set-building scan that last added its items */
+} entry;
+
+#define CACHE_SLOTS ((size_t)1 << 17)
+#define CACHE_MAX (CACHE_SLOTS / 2)
+#define CACHED_TOKEN_MAX 48 /* longer tokens are rare: made afresh each time */
+
+static entry *cache = NULL; /* NULL when it could not be allocated */
+static size_t cache_used = 0;
+/* The stopword set the cached terms were filtered by (a strong reference):
+ * another set empties every cached terms tuple first. */
+static PyObject *cache_stopwords = NULL;
+/* Numbers the set-building scans, so that a repeated token skips PySet_Add. */
+static uint64_t scan_number = 0;
+
+/* FNV-1a over the token's bytes, folded in while the token is read. */
+#define FNV_START 1469598103934665603ULL
+#define FNV_STEP(h, c) (((h) ^ (uint64_t)(c)) * 1099511628211ULL)
+#define FNV_FINISH(h) ((size_t)((h) ^ ((h) >> 29)))
+
+/* The slot holding the token b[0:n], or the empty slot where it goes. */
+static entry *find_slot(const Py_UCS1 *b, Py_ssize_t n, size_t h) {
+    size_t mask = CACHE_SLOTS - 1, k = h & mask;
+    while (cache[k].token != NULL) {
+        entry *e = &cache[k];
+        if (e->hash == h && PyUnicode_GET_LENGTH(e->token) == n &&
+            memcmp(PyUnicode_1BYTE_DATA(e->token), b, (size_t)n) == 0)
+            return e;
+        k = (k + 1) & mask;
+    }
+    return &cache[k];
+}
+
+/* Whether content terms may be cached for this stopword set: 1 yes, 0 no.
+ * Only a frozenset (immutable) of exact strs is remembered: looking a str
+ * up in it then runs no Python code that could re-enter the kernel and
+ * change the cache in the middle of a scan. */
+static int use_terms_cache(PyObject *stopwords) {
+    if (cache == NULL || !PyFrozenSet_CheckExact(stopwords)) return 0;
+    if (stopwords != cache_stopwords) {
+        /* iterating a frozenset runs no Python code either */
+        PyObject *it = PyObject_GetIter(stopwords);
+        if (it == NULL) {
+            PyErr_Clear(); /* not cached, then: the scan still works */
+            return 0;
+        }
+        PyObject *item;
+        int all_str = 1;
+        while (all_str && (item = PyIter_Next(it)) != NULL) {
+            all_str = PyUnicode_CheckExact(item);
+            Py_DECREF(item);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) PyErr_Clear();
+        if (!all_str) return 0;
+        for (size_t k = 0; k < CACHE_SLOTS; k++) Py_CLEAR(cache[k].terms);
+        Py_INCREF(stopwords);
+        Py_XSETREF(cache_stopwords, stopwords);
+    }
+    return 1;
+}
+
+/* What a scan collects of each token: the token, its words or its terms. */
+enum { MODE_TOKENS = 0, MODE_WORDS = 1, MODE_TERMS = 2 };
+
+typedef struct {
+    int mode;
+    int fences;            /* skip ``` fences, as strip_fences does */
+    int cache_terms;       /* use_terms_cache(stopwords) said yes */
+    PyObject *stopwords;   /* MODE_TERMS */
+} scan_spec;
+
+/* The end of a ``` fence that opens at i: just past the next ``` after the
+ * opening one, or the end of the text (_FENCE is ```.*?(?:```|\Z)). */
+KERNEL Py_ssize_t fence_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
+    Py_ssize_t k = i + 3;
+    Py_ssize_t run = 0;
+    while (k < n) {
+        if (PyUnicode_READ(kind, data, k) == '`') {
+            if (++run == 3) return k + 1;
+        } else {
+            run = 0;
+        }
+        k++;
+    }
+    return n;
+}
+
+KERNEL int opens_fence(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
+    return i + 2 < n && PyUnicode_READ(kind, data, i) == '`' &&
+           PyUnicode_READ(kind, data, i + 1) == '`' && PyUnicode_READ(kind, data, i + 2) == '`';
+}
+
+/* Adds the items of ``tuple`` to ``out``, a list or a set. */
+static int extend(PyObject *out, PyObject *tuple) {
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    int is_list = PyList_CheckExact(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PyTuple_GET_ITEM(tuple, k);
+        if ((is_list ? PyList_Append(out, item) : PySet_Add(out, item)) < 0) return -1;
+    }
+    return 0;
+}
+
+/* One scan over the _WORD tokens of text ([A-Za-z][A-Za-z0-9']*, maximal:
+ * nothing after the first letter can end a match early), adding each
+ * token's token, words or terms (spec->mode) to ``out``, a list (in order,
+ * repeats kept) or a set. 0 on success, -1 with an exception set. */
+KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *out) {
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const int mode = spec->mode;
+    PyObject *stopwords = spec->stopwords;
+    int as_set = !PyList_CheckExact(out);
+    /* in a set, a token's items are added once per scan */
+    uint64_t scan_id = as_set ? ++scan_number : 0;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (!IS_LETTER(c)) {
+            /* strip_fences puts a space where a fence was: a separator */
+            if (spec->fences && c == '`' && opens_fence(kind, data, n, i))
+                i = fence_end(kind, data, n, i);
+            else
+                i++;
+            continue;
+        }
+        /* read the token into buf and hash it, as far as buf goes */
+        Py_UCS1 buf[CACHED_TOKEN_MAX];
+        uint64_t fnv = FNV_STEP(FNV_START, c);
+        buf[0] = (Py_UCS1)c;
+        Py_ssize_t j = i + 1;
+        for (; j < n; j++) {
+            Py_UCS4 d = PyUnicode_READ(kind, data, j);
+            if (!IS_WORD_CHAR(d)) break;
+            if (j - i < CACHED_TOKEN_MAX) {
+                buf[j - i] = (Py_UCS1)d;
+                fnv = FNV_STEP(fnv, d);
+            }
+        }
+        Py_ssize_t len = j - i;
+        entry own = {NULL, NULL, NULL, 0, 0}; /* a token the cache does not keep */
+        entry *e = &own;
+        if (cache != NULL && len <= CACHED_TOKEN_MAX) {
+            size_t h = FNV_FINISH(fnv);
+            entry *slot = find_slot(buf, len, h);
+            if (slot->token != NULL) {
+                e = slot;
+            } else {
+                PyObject *tok = PyUnicode_New(len, 127);
+                if (tok == NULL) return -1;
+                memcpy(PyUnicode_1BYTE_DATA(tok), buf, (size_t)len);
+                if (cache_used < CACHE_MAX) {
+                    slot->token = tok;
+                    slot->hash = h;
+                    cache_used++;
+                    e = slot;
+                } else {
+                    own.token = tok;
+                }
+            }
+        } else {
+            own.token = PyUnicode_New(len, 127);
+            if (own.token == NULL) return -1;
+            Py_UCS1 *dst = PyUnicode_1BYTE_DATA(own.token);
+            for (Py_ssize_t k = 0; k < len; k++) dst[k] = (Py_UCS1)PyUnicode_READ(kind, data, i + k);
+        }
+        int rc;
+        if (as_set && e != &own && e->seen == scan_id) {
+            rc = 0; /* this scan added its items already */
+        } else if (mode == MODE_TOKENS) {
+            rc = as_set ? PySet_Add(out, e->token) : PyList_Append(out, e->token);
+        } else {
+            if (e->words == NULL) e->words = token_words(e->token);
+            if (e->words == NULL) {
+                rc = -1;
+            } else if (mode == MODE_WORDS) {
+                rc = extend(out, e->words);
+            } else if (e != &own && spec->cache_terms) {
+                if (e->terms == NULL) e->terms = word_terms(e->words, stopwords);
+                rc = e->terms == NULL ? -1 : extend(out, e->terms);
+            } else {
+                PyObject *terms = word_terms(e->words, stopwords);
+                rc = terms == NULL ? -1 : extend(out, terms);
+                Py_XDECREF(terms);
+            }
+        }
+        e->seen = scan_id;
+        Py_XDECREF(own.token);
+        Py_XDECREF(own.words);
+        if (rc < 0) return -1;
+        i = j;
+    }
+    return 0;
+}
+
+/* Scans text into out (see scan_kind). */
+static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "lexical kernel: text must be str");
+        return -1;
+    }
+    if (TEXT_READY(text) < 0) return -1;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out);
+    case PyUnicode_2BYTE_KIND:
+        return scan_kind(text, PyUnicode_2BYTE_KIND, spec, out);
+    default:
+        return scan_kind(text, PyUnicode_4BYTE_KIND, spec, out);
+    }
+}
+
+/* A new list (as_set 0) or set (1) of what spec collects from text. */
+static PyObject *scan_new(PyObject *text, const scan_spec *spec, int as_set) {
+    PyObject *out = as_set ? PySet_New(NULL) : PyList_New(0);
+    if (out == NULL) return NULL;
+    if (scan(text, spec, out) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Reads the (text, stopwords) arguments of the term functions. */
+static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, scan_spec *spec) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s takes 2 arguments", fn);
+        return -1;
+    }
+    if (!PyAnySet_Check(args[1])) {
+        PyErr_Format(PyExc_TypeError, "%s: stopwords must be a set or frozenset", fn);
+        return -1;
+    }
+    spec->mode = MODE_TERMS;
+    spec->stopwords = args[1];
+    spec->cache_terms = use_terms_cache(args[1]);
+    return 0;
+}
+
+static PyObject *tokens(PyObject *self, PyObject *text) {
+    (void)self;
+    scan_spec spec = {MODE_TOKENS, 0, 0, NULL};
+    return scan_new(text, &spec, 1);
+}
+
+static PyObject *words(PyObject *self, PyObject *text) {
+    (void)self;
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    return scan_new(text, &spec, 0);
+}
+
+static PyObject *word_set(PyObject *self, PyObject *text) {
+    (void)self;
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    return scan_new(text, &spec, 1);
+}
+
+static PyObject *content_terms(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    scan_spec spec;
+    if (term_args(args, nargs, "content_terms", &spec) < 0) return NULL;
+    spec.fences = 1;
+    return scan_new(args[0], &spec, 0);
+}
+
+static PyObject *word_term_set(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    scan_spec spec;
+    if (term_args(args, nargs, "word_term_set", &spec) < 0) return NULL;
+    spec.fences = 0;
+    return scan_new(args[0], &spec, 1);
+}
+
+static PyObject *content_term_sets(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    scan_spec spec;
+    if (term_args(args, nargs, "content_term_sets", &spec) < 0) return NULL;
+    spec.fences = 1;
+    /* a tuple copy: nothing can change its length or drop an item while
+     * the texts are scanned */
+    PyObject *texts = PySequence_Tuple(args[0]);
+    if (texts == NULL) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(texts);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(texts);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *set = scan_new(PyTuple_GET_ITEM(texts, k), &spec, 1);
+        if (set == NULL) {
+            Py_DECREF(out); /* the unset items are NULL, which list dealloc skips */
+            Py_DECREF(texts);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, k, set); /* steals */
+    }
+    Py_DECREF(texts);
+    return out;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"split_sentences", (PyCFunction)(void (*)(void))split_sentences, METH_FASTCALL,
+     "split_sentences(text, abbrev) -> list of (start, end) sentence spans"},
+    {"tokens", tokens, METH_O, "tokens(text) -> set of _WORD tokens"},
+    {"words", words, METH_O, "words(text) -> list of lowercase words"},
+    {"word_set", word_set, METH_O, "word_set(text) -> set of lowercase words"},
+    {"content_terms", (PyCFunction)(void (*)(void))content_terms, METH_FASTCALL,
+     "content_terms(text, stopwords) -> list of stemmed content terms, fences skipped"},
+    {"word_term_set", (PyCFunction)(void (*)(void))word_term_set, METH_FASTCALL,
+     "word_term_set(text, stopwords) -> set of stemmed content terms, fences kept"},
+    {"content_term_sets", (PyCFunction)(void (*)(void))content_term_sets, METH_FASTCALL,
+     "content_term_sets(texts, stopwords) -> [set(content_terms(t)) for t in texts]"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_lexkernel",
+    "The lexical layer's sentence and token scans (see the C source).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__lexkernel(void) {
+    for (Py_ssize_t k = 0; k < N_SUFFIXES; k++) SUFFIX_LEN[k] = (Py_ssize_t)strlen(SUFFIXES[k]);
+    /* Without the token cache every scan still works, only slower; a
+     * re-import of the module keeps the one it has. */
+    if (cache == NULL) cache = PyMem_RawCalloc(CACHE_SLOTS, sizeof(entry));
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    PyObject *suffixes = PyTuple_New(N_SUFFIXES);
+    if (suffixes == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < N_SUFFIXES; k++) {
+        PyObject *s = PyUnicode_FromString(SUFFIXES[k]);
+        if (s == NULL) {
+            Py_DECREF(suffixes);
+            Py_DECREF(m);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(suffixes, k, s);
+    }
+    if (PyModule_AddObject(m, "SUFFIXES", suffixes) < 0) { /* steals only on success */
+        Py_DECREF(suffixes);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -36,6 +36,12 @@
  *   holds a lone surrogate (the Python route, through UTF-8, raises there,
  *   so the caller takes it to keep that behaviour).
  *
+ * run_bounds(text, table, i) -> (start, end)
+ *   The maximal run of characters c with c < 128 and table[c] != 0 around
+ *   offset i: ``start`` <= i is where the run ending just before i begins,
+ *   ``end`` >= i where the run starting at i ends (``table`` is 128 bytes).
+ *   A character >= 128 is in no run (callers pass ASCII text).
+ *
  * Every kind of str (1, 2 and 4 bytes a character) is read with
  * PyUnicode_READ; a character >= 128 is never part of a literal.
  */
@@ -655,6 +661,43 @@ done:
     return out;
 }
 
+static PyObject *run_bounds(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_buffer table;
+    Py_ssize_t i;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Uy*n", &text, &table, &i)) return NULL;
+    PyObject *out = NULL;
+    if (ENSURE_READY(text) < 0) goto done;
+    if (table.len != 128) {
+        fail("the table is 128 bytes");
+        goto done;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (i < 0 || i > n) {
+        PyErr_SetString(PyExc_IndexError, "run_bounds: offset out of range");
+        goto done;
+    }
+    const uint8_t *in_run = (const uint8_t *)table.buf;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t start = i, end = i;
+    while (start > 0) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, start - 1);
+        if (c >= 128 || !in_run[c]) break;
+        start--;
+    }
+    while (end < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, end);
+        if (c >= 128 || !in_run[c]) break;
+        end++;
+    }
+    out = Py_BuildValue("(nn)", start, end);
+done:
+    PyBuffer_Release(&table);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"compile", compile, METH_VARARGS,
      "compile(literals, groups) -> a family to scan texts with (see the module source)."},
@@ -662,6 +705,8 @@ static PyMethodDef methods[] = {
      "scan(family, text) -> per group, None or the sorted places of its head literals."},
     {"fold_ascii", fold_ascii, METH_VARARGS,
      "fold_ascii(text, table) -> text with ASCII characters mapped, or None (lone surrogate)."},
+    {"run_bounds", run_bounds, METH_VARARGS,
+     "run_bounds(text, table, i) -> (start, end) of the table's character run around i."},
     {NULL, NULL, 0, NULL},
 };
 

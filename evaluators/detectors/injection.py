@@ -13,7 +13,10 @@ Two tiers, following SPEC §8.16:
   base64 decode-and-execute, and markdown images that beacon data out.
 
 Everything runs on the normalised view with leetspeak digits folded; every
-pattern is linear (see :mod:`evaluators.detectors.injection_patterns`).
+pattern is linear (see :mod:`evaluators.detectors.injection_patterns`). One
+:class:`~evaluators.detectors.gates.GateFamily` scan per text (the C kernel
+when built) says which patterns can match and where each may start, so the
+patterns themselves are only tried at those places.
 """
 
 from __future__ import annotations
@@ -144,7 +147,9 @@ def _unleet(t: str) -> str:
     ``str.translate`` is fast only on ASCII text; on anything else it looks up
     every character in a dict. The fold only touches ASCII, so non-ASCII text
     goes through ``bytes.translate`` on its UTF-8 form, which leaves multi-byte
-    sequences (all bytes >= 0x80) untouched.
+    sequences (all bytes >= 0x80) untouched. The C kernel maps the ASCII
+    characters of any text in one pass (a text with a lone surrogate takes the
+    reference, which raises as before).
     """
     if _scankernel is not None:
         folded = _scankernel.fold_ascii(t, _LEET_TABLE)
@@ -259,12 +264,14 @@ def _addressed(
 def _phrases(t: str, found: list[list[int] | None], quotes: QuoteSpans) -> list[Candidate]:
     """``found`` is ``_FAMILY.scan(t)``: its first items are the phrase patterns'."""
     out: list[Candidate] = []
+    covers = quotes.covers
     for (kind, pattern, detail), places in zip(_PHRASE_PATTERNS, found, strict=False):
         if not places:
             continue
         for m in pattern.finditer_at(t, places):
-            if not quotes.covers(m.start(), m.end()):
-                out.append(Candidate(kind, INJECTION, m.start(), m.end(), detail, 10))
+            s, e = m.span()
+            if not covers(s, e):
+                out.append(Candidate(kind, INJECTION, s, e, detail, 10))
     for m in P.AGENT_SHOULD.finditer_at(t, found[_AGENT_SHOULD]):
         if not quotes.covers(m.start(), m.end()):
             out.append(

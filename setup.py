@@ -6,6 +6,7 @@ results, slower). Everything else is in pyproject.toml.
 
 * ``receivers/otlp/_spanscan.c``: reads OTLP spans straight from the bytes.
 * ``evaluators/lexical/_lexkernel.c``: the sentence splitter and tokenisers.
+* ``evaluators/text/_scankernel.c``: the detectors' literal scans (gates and start places).
 """
 
 from setuptools import Extension, setup
@@ -19,5 +20,6 @@ setup(
     ext_modules=[
         _ext("receivers.otlp._spanscan", "receivers/otlp/_spanscan.c"),
         _ext("evaluators.lexical._lexkernel", "evaluators/lexical/_lexkernel.c"),
+        _ext("evaluators.text._scankernel", "evaluators/text/_scankernel.c"),
     ]
 )

@@ -17,17 +17,29 @@ work:
   optionally tolerating the one-space-per-letter gap the phrase patterns allow.
 * :func:`free_start` emulates a leading negative lookbehind in Python, so a
   pattern can begin with its literal part and keep the C fast path.
+* :class:`GateFamily` answers the gate and start-place questions of many
+  :class:`GatedPattern` values (and plain literal groups) in one pass over
+  the text, by the C scan kernel when it is built.
 """
 
 from __future__ import annotations
 
 import re
 import re._parser as _sre_parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
+from typing import NamedTuple
 
 from evaluators.text.starts import tried_at
+
+# The compiled literal scans (evaluators/text/_scankernel.c); absent when the
+# package was installed without a C compiler, and then GateFamily runs its
+# Python reference instead, with the same results.
+try:
+    from evaluators.text import _scankernel
+except ImportError:  # pragma: no cover - depends on the build
+    _scankernel = None  # type: ignore[assignment]
 
 
 def max_width(rx: re.Pattern[str]) -> int:
@@ -309,3 +321,125 @@ class GatedPattern:
             found = self.locator.positions_of(t, hay, present)
         if found:
             yield from windowed_finditer(self.rx, t, found, self.width, self.locator.max_len())
+
+    def group(self) -> ScanGroup:
+        """What a :class:`GateFamily` must find for :meth:`finditer_at`: the gates
+        and the head places. Only a pattern with a locator and a head has one."""
+        if self.locator is None or not self.head[0]:
+            raise ValueError("only a pattern with a locator and a head literal has a scan group")
+        heads, tolerant = self.head
+        return ScanGroup(
+            tuple(tuple(sorted(g)) for g in self.gate_sets), heads, tolerant, self.not_after
+        )
+
+    def finditer_at(self, t: str, places: list[int] | None) -> Iterator[re.Match[str]]:
+        """:meth:`finditer`'s matches, given this pattern's item of ``GateFamily.scan(t)``.
+
+        None means a gate literal is absent (nothing can match); otherwise
+        every match starts at one of ``places`` (the head literals' places),
+        which is the contract of :func:`tried_at`. It also holds with more
+        than ``MAX_HEAD_PLACES`` places: those are only slower to try than a
+        windowed search, never different."""
+        if places:
+            yield from tried_at(self.rx, t, places)
+
+
+class ScanGroup(NamedTuple):
+    """One question a :class:`GateFamily` answers about a text.
+
+    ``gates``: every gate needs one of its literals in the space-free text,
+    else the answer is None. Otherwise it is the sorted, distinct starts of
+    the ``heads`` literals' occurrences in the text itself - ``tolerant``
+    ones may hold one space between two characters, as
+    :func:`spaced_occurrences` finds them - that do not follow a character of
+    ``not_after`` and are not followed by one of ``not_before``. Literals are
+    ASCII, non-empty and space-free; the character sets are ASCII.
+    """
+
+    gates: tuple[tuple[str, ...], ...]
+    heads: tuple[str, ...]
+    tolerant: bool = True
+    not_after: frozenset[str] = frozenset()
+    not_before: frozenset[str] = frozenset()
+
+
+class GateFamily:
+    """Many :class:`ScanGroup` questions about one text, answered in one pass.
+
+    Why: a detector with dozens of gated patterns asked each its questions in
+    turn - a presence test per gate literal on the space-free text, a search
+    per head literal - a few hundred small Python steps per text, most of
+    the detector's cost. The C kernel walks the text once over a trie of all
+    the literals and answers every group; :meth:`scan_reference` is the plain
+    Python statement of the same answer (and the fallback without the kernel).
+    """
+
+    __slots__ = ("_compiled", "groups", "literals")
+
+    def __init__(self, groups: Sequence[ScanGroup]) -> None:
+        self.groups = tuple(groups)
+        lits = {lit for g in self.groups for gate in g.gates for lit in gate}
+        lits.update(lit for g in self.groups for lit in g.heads)
+        self.literals = tuple(sorted(lits))
+        for lit in self.literals:
+            if not lit or not lit.isascii() or " " in lit:
+                raise ValueError(f"a scan literal must be ASCII, non-empty and space-free: {lit!r}")
+        for g in self.groups:
+            if not all(ch.isascii() for ch in (*g.not_after, *g.not_before)):
+                raise ValueError("a scan group's character sets must be ASCII")
+        self._compiled: _scankernel.Family | None = (
+            None if _scankernel is None else _scankernel.compile(self.literals, self._spec())
+        )
+
+    def _spec(self) -> tuple[_scankernel.Group, ...]:
+        """The groups as the kernel reads them: literal indices, sets as strings."""
+        index = {lit: i for i, lit in enumerate(self.literals)}
+        return tuple(
+            (
+                tuple(tuple(index[lit] for lit in gate) for gate in g.gates),
+                tuple(index[lit] for lit in g.heads),
+                g.tolerant,
+                "".join(sorted(g.not_after)),
+                "".join(sorted(g.not_before)),
+            )
+            for g in self.groups
+        )
+
+    def scan(self, t: str) -> list[list[int] | None]:
+        """Per group (in order): None when a gate fails, else its places in ``t``."""
+        compiled = self._compiled
+        if compiled is None:
+            return self.scan_reference(t)
+        return _scankernel.scan(compiled, t)
+
+    def scan_reference(self, t: str) -> list[list[int] | None]:
+        """:meth:`scan` in plain Python: the contract of :class:`ScanGroup`, spelled out."""
+        compact = t.replace(" ", "")
+        n = len(t)
+        out: list[list[int] | None] = []
+        for g in self.groups:
+            if not all(any(lit in compact for lit in gate) for gate in g.gates):
+                out.append(None)
+                continue
+            places: set[int] = set()
+            for lit in g.heads:
+                if g.tolerant:
+                    starts = spaced_occurrences(t, compact, lit)
+                    rx = tolerant_re(lit)
+                    spans = [(p, _end(rx.match(t, p), p)) for p in starts]
+                else:
+                    spans = [(p, p + len(lit)) for p in occurrences(t, lit)]
+                for p, e in spans:
+                    if p > 0 and t[p - 1] in g.not_after:
+                        continue
+                    if e < n and t[e] in g.not_before:
+                        continue
+                    places.add(p)
+            out.append(sorted(places))
+        return out
+
+
+def _end(m: re.Match[str] | None, p: int) -> int:
+    if m is None:  # pragma: no cover - an occurrence found at p matches at p
+        raise AssertionError(f"no tolerant occurrence at {p}")
+    return m.end()

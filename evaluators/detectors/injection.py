@@ -13,7 +13,10 @@ Two tiers, following SPEC §8.16:
   base64 decode-and-execute, and markdown images that beacon data out.
 
 Everything runs on the normalised view with leetspeak digits folded; every
-pattern is linear (see :mod:`evaluators.detectors.injection_patterns`).
+pattern is linear (see :mod:`evaluators.detectors.injection_patterns`). One
+:class:`~evaluators.detectors.gates.GateFamily` scan per text (the C kernel
+when built) says which patterns can match and where each may start, so the
+patterns themselves are only tried at those places.
 """
 
 from __future__ import annotations
@@ -23,10 +26,22 @@ from collections.abc import Iterator
 
 from evaluators.detectors import injection_patterns as P
 from evaluators.detectors.findings import Candidate, Finding, finalize, normalized
-from evaluators.detectors.gates import GatedPattern, free_start, occurrences, spaced_occurrences
+from evaluators.detectors.gates import (
+    GatedPattern,
+    GateFamily,
+    ScanGroup,
+    free_start,
+    occurrences,
+    spaced_occurrences,
+)
 from evaluators.detectors.quotes import QuoteSpans
 from evaluators.text.literals import LiteralSet
 from evaluators.text.normalize import NormalizedText
+
+try:
+    from evaluators.text import _scankernel
+except ImportError:  # pragma: no cover - depends on the build
+    _scankernel = None  # type: ignore[assignment]
 
 INJECTION = "injection"
 _LEET_MAP = {
@@ -44,6 +59,7 @@ _LEET = str.maketrans(_LEET_MAP)
 _LEET_BYTES = bytes.maketrans(
     "".join(_LEET_MAP).encode("ascii"), "".join(_LEET_MAP.values()).encode("ascii")
 )
+_LEET_TABLE = bytes(range(128)).translate(_LEET_BYTES)
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _PHRASE_PATTERNS = tuple((kind, P.gated(tpl), detail) for kind, tpl, detail in P.PHRASES)
 _GATED: tuple[GatedPattern, ...] = (
@@ -54,7 +70,8 @@ _GATED: tuple[GatedPattern, ...] = (
     P.SYSTEM_LINE,
     P.DECODE,
 )
-# Every literal tested on the space-free text, found in one pass per text.
+# Every literal tested on the space-free text (the tests check one-pass
+# presence against plain ``in`` tests on this set).
 _COMPACT_LITERALS = LiteralSet(
     [
         *(lit for pat in _GATED for lit in pat.literals()),
@@ -62,9 +79,54 @@ _COMPACT_LITERALS = LiteralSet(
         *P.MACHINE_LITERALS,
     ]
 )
+# Every literal question of one text, answered by one GateFamily scan: the
+# gated patterns' gates and start places, then where a machine reader is
+# named (``_machine_positions``) and whether a hidden-style literal occurs.
+_MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML, _HIDDEN = range(
+    len(_GATED), len(_GATED) + 5
+)
+_FAMILY = GateFamily(
+    [
+        *(pat.group() for pat in _GATED),
+        # spaced_occurrences of each MACHINE_LITERALS word
+        ScanGroup((), P.MACHINE_LITERALS),
+        # occurrences(t, "-bot")
+        ScanGroup((), ("-bot",), tolerant=False),
+        # free_start(MACHINE_WORD_RES[0] and [2], t, letters): "a ?i" and
+        # "b ?o ?t( ?s)?" neither after nor before a letter
+        ScanGroup((), ("ai", "bot", "bots"), not_after=_LETTERS, not_before=_LETTERS),
+        # free_start(MACHINE_WORD_RES[1], t, letters): "ml" as a word
+        ScanGroup((), ("ml",), tolerant=False, not_after=_LETTERS, not_before=_LETTERS),
+        # [] when a HIDDEN_STYLE_LITERALS literal is in the space-free text
+        ScanGroup((P.HIDDEN_STYLE_LITERALS,), ()),
+    ]
+)
+# Indices of the structural gated patterns in _GATED (and so in a scan).
+_AGENT_SHOULD, _FORGED_LABEL, _LABEL_WORD, _SYSTEM_LINE, _DECODE = range(
+    len(_PHRASE_PATTERNS), len(_PHRASE_PATTERNS) + 5
+)
+# Every character that can open a quotation for QuoteSpans (its _QUOTE_CHARS;
+# the tests check the two agree).
+_QUOTE_OPENERS = '"“«„'
 _CUE_WINDOW = 320
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "its", "your", "whose"})
 _HIDDEN_WINDOW = 600
+
+
+class _Unquoted(QuoteSpans):
+    """The QuoteSpans of a text holding none of ``_QUOTE_OPENERS``: it has no
+    quotation, so nothing is covered. Why: the spans are found by a regex led
+    by a character class, tried at every character (~20 µs for 2.5 KB), while
+    four ``in`` tests run at memchr speed."""
+
+    def covers(self, start: int, end: int) -> bool:
+        return False
+
+
+def _quotes(t: str) -> QuoteSpans:
+    if any(q in t for q in _QUOTE_OPENERS):
+        return QuoteSpans(t)
+    return _Unquoted(t)
 
 
 def _line_start(norm: NormalizedText, pos: int) -> bool:
@@ -85,15 +147,36 @@ def _unleet(t: str) -> str:
     ``str.translate`` is fast only on ASCII text; on anything else it looks up
     every character in a dict. The fold only touches ASCII, so non-ASCII text
     goes through ``bytes.translate`` on its UTF-8 form, which leaves multi-byte
-    sequences (all bytes >= 0x80) untouched.
+    sequences (all bytes >= 0x80) untouched. The C kernel maps the ASCII
+    characters of any text in one pass (a text with a lone surrogate takes the
+    reference, which raises as before).
     """
+    if _scankernel is not None:
+        folded = _scankernel.fold_ascii(t, _LEET_TABLE)
+        if folded is not None:
+            return folded
+    return _unleet_reference(t)
+
+
+def _unleet_reference(t: str) -> str:
+    """:func:`_unleet` in Python (the kernel's reference; raises on a lone surrogate)."""
     if t.isascii():
         return t.translate(_LEET)
     return t.encode("utf-8").translate(_LEET_BYTES).decode("utf-8")
 
 
-def _machine_positions(t: str, compact: str, present: frozenset[str]) -> list[int]:
-    """Where a word naming a machine reader occurs (see ``P.MACHINE_LITERALS``)."""
+def _machine_positions(found: list[list[int] | None]) -> list[int]:
+    """Where a word naming a machine reader occurs: :func:`_machine_positions_plain`'s
+    positions (as a set, which is all ``_addressee_matches`` reads), from the scan."""
+    out: set[int] = set()
+    for group in (_MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML):
+        out.update(found[group] or ())
+    return sorted(out)
+
+
+def _machine_positions_plain(t: str, compact: str, present: frozenset[str]) -> list[int]:
+    """Where a word naming a machine reader occurs (see ``P.MACHINE_LITERALS``),
+    by plain searches: the statement the family's machine groups stand for."""
     out: list[int] = []
     for lit in P.MACHINE_LITERALS:
         if lit in present:
@@ -104,17 +187,18 @@ def _machine_positions(t: str, compact: str, present: frozenset[str]) -> list[in
     return out
 
 
-def _addressee_matches(t: str, compact: str, present: frozenset[str]) -> Iterator[re.Match[str]]:
+def _addressee_matches(t: str, positions: list[int]) -> Iterator[re.Match[str]]:
     """The ``ADDRESSEE_RE.finditer(t)`` matches that could name a machine reader.
 
     A kept match contains a machine word, and no match runs across a character
     outside ``P.ADDRESSEE_INTERIOR`` (':' ',' and dashes only end one). So the
     text splits at those characters into segments that each start a fresh
     search, and only segments holding a machine word are searched.
+    ``positions`` are where machine words occur (:func:`_machine_positions`).
     """
     done = 0
     n = len(t)
-    for p in sorted(_machine_positions(t, compact, present)):
+    for p in positions:
         if p < done:
             continue
         q = p
@@ -137,11 +221,11 @@ def _addressee_matches(t: str, compact: str, present: frozenset[str]) -> Iterato
 
 
 def _addressed(
-    t: str, compact: str, present: frozenset[str], norm: NormalizedText, quotes: QuoteSpans
+    t: str, found: list[list[int] | None], norm: NormalizedText, quotes: QuoteSpans
 ) -> list[Candidate]:
     out: list[Candidate] = []
     cue_at = -1  # last directive cue found; reused while it is still ahead in the window
-    for m in _addressee_matches(t, compact, present):
+    for m in _addressee_matches(t, _machine_positions(found)):
         s, e = m.start(), m.end()
         noun = m.group("noun").replace(" ", "")
         mods = set(m.group("mods").split())
@@ -177,13 +261,18 @@ def _addressed(
     return out
 
 
-def _phrases(t: str, compact: str, present: frozenset[str], quotes: QuoteSpans) -> list[Candidate]:
+def _phrases(t: str, found: list[list[int] | None], quotes: QuoteSpans) -> list[Candidate]:
+    """``found`` is ``_FAMILY.scan(t)``: its first items are the phrase patterns'."""
     out: list[Candidate] = []
-    for kind, pattern, detail in _PHRASE_PATTERNS:
-        for m in pattern.finditer(t, compact, present):
-            if not quotes.covers(m.start(), m.end()):
-                out.append(Candidate(kind, INJECTION, m.start(), m.end(), detail, 10))
-    for m in P.AGENT_SHOULD.finditer(t, compact, present):
+    covers = quotes.covers
+    for (kind, pattern, detail), places in zip(_PHRASE_PATTERNS, found, strict=False):
+        if not places:
+            continue
+        for m in pattern.finditer_at(t, places):
+            s, e = m.span()
+            if not covers(s, e):
+                out.append(Candidate(kind, INJECTION, s, e, detail, 10))
+    for m in P.AGENT_SHOULD.finditer_at(t, found[_AGENT_SHOULD]):
         if not quotes.covers(m.start(), m.end()):
             out.append(
                 Candidate(
@@ -198,9 +287,7 @@ def _phrases(t: str, compact: str, present: frozenset[str], quotes: QuoteSpans) 
     return out
 
 
-def _forged_system(
-    t: str, compact: str, present: frozenset[str], norm: NormalizedText
-) -> list[Candidate]:
+def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) -> list[Candidate]:
     out: list[Candidate] = []
     # every SYSTEM_TAG_RE match starts with one of these characters
     tags = P.SYSTEM_TAG_RE.finditer(t) if "[" in t or "<" in t or "#" in t else ()
@@ -210,8 +297,8 @@ def _forged_system(
                 "forged_system", INJECTION, m.start(), m.end(), "forged system-role marker", 25
             )
         )
-    for pattern in (P.FORGED_LABEL, P.LABEL_WORD):
-        for m in pattern.finditer(t, compact, present):
+    for pattern, group in ((P.FORGED_LABEL, _FORGED_LABEL), (P.LABEL_WORD, _LABEL_WORD)):
+        for m in pattern.finditer_at(t, found[group]):
             out.append(
                 Candidate(
                     "forged_system",
@@ -222,7 +309,7 @@ def _forged_system(
                     25,
                 )
             )
-    for m in P.SYSTEM_LINE.finditer(t, compact, present):
+    for m in P.SYSTEM_LINE.finditer_at(t, found[_SYSTEM_LINE]):
         s = m.start()
         before = t[max(0, s - 12) : s].rstrip(" ")
         if not (_line_start(norm, s) or before.endswith(("]", ">", "[", "#", "|"))):
@@ -263,7 +350,7 @@ def _directive_keys(t: str) -> list[Candidate]:
     return out
 
 
-def _hidden_blocks(t: str, present: frozenset[str]) -> list[Candidate]:
+def _hidden_blocks(t: str, found: list[list[int] | None]) -> list[Candidate]:
     out: list[Candidate] = []
     scanned_to = -1
     # every COMMENT_OPEN_RE match holds one of these literals
@@ -288,7 +375,7 @@ def _hidden_blocks(t: str, present: frozenset[str]) -> list[Candidate]:
                 )
             )
     scanned_to = -1
-    if not any(lit in present for lit in P.HIDDEN_STYLE_LITERALS):
+    if found[_HIDDEN] is None:  # no HIDDEN_STYLE_LITERALS literal in the space-free text
         return out
     for m in P.HIDDEN_STYLE_RE.finditer(t):
         if m.start() < scanned_to:
@@ -320,10 +407,10 @@ def _hidden_body_hits(body: str) -> bool:
     return any(pat.rx.search(body) for _, pat, _ in _PHRASE_PATTERNS[:4])
 
 
-def _base64_execute(t: str, compact: str, present: frozenset[str], plain: str) -> list[Candidate]:
+def _base64_execute(t: str, found: list[list[int] | None], plain: str) -> list[Candidate]:
     """``plain`` is the view without leetspeak folding (so "base64" keeps its digits)."""
     out: list[Candidate] = []
-    for m in P.DECODE.finditer(t, compact, present):
+    for m in P.DECODE.finditer_at(t, found[_DECODE]):
         lo, hi = max(0, m.start() - 80), min(len(t), m.end() + 160)
         if P.BASE64_CUE_RE.search(plain, lo, hi) and P.EXECUTE_RE.search(t, m.end(), hi):
             out.append(
@@ -360,16 +447,15 @@ def find_injection(raw: str) -> list[Finding]:
     """Injection-shaped spans in ``raw``: sorted by start, non-overlapping."""
     norm = normalized(raw)
     t = _unleet(norm.text)
-    quotes = QuoteSpans(t)
-    compact = t.replace(" ", "")
-    present = _COMPACT_LITERALS.present(compact)
+    quotes = _quotes(t)
+    found = _FAMILY.scan(t)
     cands = (
-        _phrases(t, compact, present, quotes)
-        + _addressed(t, compact, present, norm, quotes)
-        + _forged_system(t, compact, present, norm)
+        _phrases(t, found, quotes)
+        + _addressed(t, found, norm, quotes)
+        + _forged_system(t, found, norm)
         + _directive_keys(t)
-        + _hidden_blocks(t, present)
-        + _base64_execute(t, compact, present, norm.text)
+        + _hidden_blocks(t, found)
+        + _base64_execute(t, found, norm.text)
         + _exfil_images(t)
     )
     return finalize(norm, cands)

@@ -29,14 +29,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from evaluators.text.starts import class_mask
+
+# The compiled run finder (evaluators/text/_scankernel.c); without it the run
+# around each anchor is walked by ``run`` itself, with the same bounds.
+try:
+    from evaluators.text import _scankernel
+except ImportError:  # pragma: no cover - depends on the build
+    _scankernel = None  # type: ignore[assignment]
 
 
 def _reach(extent: Callable[[str, int], re.Match[str] | None], text: str, i: int) -> int:
     """Where the run that starts at ``i`` ends (a starred class always matches)."""
     m = extent(text, i)
     return m.end() if m is not None else i
+
+
+@lru_cache(maxsize=64)
+def run_table(run: re.Pattern[str]) -> bytes:
+    """The ASCII characters of the starred one-class pattern ``run``, as a
+    128-byte table (1 = in the class) for ``_scankernel.run_bounds``: on
+    ASCII text a run of ``run`` is a run of those characters."""
+    marks = bytearray(128)
+    for c in range(128):
+        m = run.match(chr(c))
+        marks[c] = m is not None and m.end() == 1
+    return bytes(marks)
 
 
 def anchored_finditer(
@@ -69,20 +89,16 @@ def anchored_finditer(
             return -1 if a is None else a.start()
 
     match = pattern.match
-    extent = run.match
-    n = len(text)
-    rev = ""
+    run_of = _run_finder(run, text)
     pos = 0  # as in finditer: every start before ``pos`` is settled
     scan = 0
     while True:
         i = next_anchor(scan)
         if i < 0:
             return
-        if not rev:
-            rev = text[::-1]
-        p = n - _reach(extent, rev, n - i)  # the run's first character
+        p, run_end = run_of(i)  # the run's first character, and where it ends
         # every later anchor of this run shares its start: skip past the run
-        scan = max(_reach(extent, text, i), i + 1)
+        scan = max(run_end, i + 1)
         if p < pos:  # tried already, or inside a match
             continue
         m = match(text, p)
@@ -92,6 +108,39 @@ def anchored_finditer(
         yield m
         pos = m.end()
         scan = max(scan, pos)
+
+
+def _run_finder(run: re.Pattern[str], text: str) -> Callable[[int], tuple[int, int]]:
+    """``i -> (start, end)`` of the maximal ``run`` around anchor ``i``: by the
+    C kernel on ASCII text, else by :func:`run_bounds_plain`."""
+    if _scankernel is not None and text.isascii():
+        table = run_table(run)
+        bounds = _scankernel.run_bounds
+
+        def of(i: int) -> tuple[int, int]:
+            return bounds(text, table, i)
+
+        return of
+    rev: list[str] = []
+
+    def plain(i: int) -> tuple[int, int]:
+        if not rev:
+            rev.append(text[::-1])
+        return run_bounds_plain(run, text, i, rev[0])
+
+    return plain
+
+
+def run_bounds_plain(
+    run: re.Pattern[str], text: str, i: int, rev: str | None = None
+) -> tuple[int, int]:
+    """Where the run of ``run`` characters holding the anchor at ``i`` starts
+    (walking back from ``i - 1``, on the reversed text ``rev``, so the walk is
+    re's) and where the run starting at ``i`` ends: the reference of
+    ``_scankernel.run_bounds``."""
+    n = len(text)
+    back = text[::-1] if rev is None else rev
+    return n - _reach(run.match, back, n - i), _reach(run.match, text, i)
 
 
 def _candidates(

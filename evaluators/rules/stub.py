@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from evaluators.config import STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
-from evaluators.rules.scan import lowered_twin, prefiltered_finditer, prefiltered_search
+from evaluators.rules.scan import lowered_twin, prefiltered_search
 from evaluators.text.literals import LOWERED_OUTPUT
+from evaluators.text.starts import tried_at
 
 _CODE_STUBS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -113,9 +115,59 @@ _ASK_WORDS: tuple[str, ...] = tuple(STUB_MARKER_TABLE["ask_words"])
 _MARKER_WORD = re.compile(r"\b(" + "|".join(map(re.escape, _WORDS)) + r")\b")
 _MARKER_STARTS = re.compile("|".join(map(re.escape, _WORDS)))
 
+# _DISCLOSURE spelled out as the phrases it matches (lowercase); those in
+# _DISCLOSURE_BOUNDED end in ``\b`` in the pattern ("stubs?\b", "BLOCKED\b").
+# On ASCII text ``\w`` is _WORD_CHARS.
+_NOT_DONE = ("finished", "done", "complete", "implemented", "working", "wired")
+_STUBS = ("stub", "stubs")
+_DISCLOSURE_BOUNDED = frozenset(
+    [
+        *(f"still {a}{s}" for a in ("", "a ") for s in _STUBS),
+        *(f"{v} {still}{s}" for v in ("is", "are") for still in ("", "still ") for s in _STUBS),
+        "blocked",
+    ]
+)
+_DISCLOSURE_WORDS = (
+    *(f"not {y}{w}" for y in ("", "yet ") for w in _NOT_DONE),
+    *(f"{h} {w}" for h in ("have not", "haven't") for w in ("finished", "implemented", "done")),
+    *sorted(_DISCLOSURE_BOUNDED),
+    "remaining work",
+    "do not rely",
+    "don't rely",
+    "todo stub",
+)
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
 
 def _discloses(output: str, low: str) -> bool:
-    """``_DISCLOSURE.search(output)`` is not None; ``low`` is ``output.lower()``."""
+    """``_DISCLOSURE.search(output)`` is not None; ``low`` is ``output.lower()``.
+
+    On ASCII text every match is one of ``_DISCLOSURE_WORDS`` in ``low``
+    (the pattern is a finite set of phrases), starting on a word boundary and,
+    for the phrases that end in ``\b``, ending on one; the one-pass family
+    of the lowered output says which phrases occur at all (usually none), and
+    ``str.find`` visits the few places of those that do."""
+    if not output.isascii():
+        return _DISCLOSURE.search(output) is not None
+    present = _DISCLOSURE_SET.present(low)
+    if not present:
+        return False
+    n = len(low)
+    for lit in present:
+        bounded = lit in _DISCLOSURE_BOUNDED
+        i = low.find(lit)
+        while i >= 0:
+            e = i + len(lit)
+            if (i == 0 or low[i - 1] not in _WORD_CHARS) and (
+                not bounded or e == n or low[e] not in _WORD_CHARS
+            ):
+                return True
+            i = low.find(lit, i + 1)
+    return False
+
+
+def _discloses_plain(output: str, low: str) -> bool:
+    """The earlier :func:`_discloses` (a prefiltered regex search): the tests' reference."""
     if output.isascii():
         return prefiltered_search(_DISCLOSURE_LOWER, _DISCLOSURE_STARTS, low) is not None
     return _DISCLOSURE.search(output) is not None
@@ -164,6 +216,26 @@ def _may_match(name: str, low: str) -> bool:
 # Every _NEEDS literal, found in one pass over the lowered output.
 _NEEDS_SET = LOWERED_OUTPUT.member(k for ks in _NEEDS.values() for k in ks)
 _NEEDS_SETS = {name: frozenset(ks) for name, ks in _NEEDS.items()}
+# The disclosure phrases and the marker words (lowered; a marker in the output
+# is its lowered form in the lowered output), in the same pass.
+_DISCLOSURE_SET = LOWERED_OUTPUT.member(_DISCLOSURE_WORDS)
+_MARKER_SET = LOWERED_OUTPUT.member(w.lower() for w in _WORDS)
+
+
+def _marker_places(output: str, low: str) -> list[int]:
+    """Where a marker word occurs in ``output`` (every ``_MARKER_WORD`` match starts
+    at one); ``low`` is ``output.lower()``, whose one-pass family says which
+    words can occur at all."""
+    places: list[int] = []
+    present = _MARKER_SET.present(low)
+    if present:
+        for w in _WORDS:
+            if w.lower() in present:
+                i = output.find(w)
+                while i >= 0:
+                    places.append(i)
+                    i = output.find(w, i + 1)
+    return places
 
 
 def _may_match_in(name: str, present: frozenset[str]) -> bool:
@@ -225,12 +297,21 @@ def _abstract_above(lines: list[tuple[int, str]], idx: int) -> bool:
     return any(_ABSTRACT.search(lines[j][1]) for j in range(max(0, idx - 4), idx))
 
 
+@lru_cache(maxsize=64)
+def _custom_markers(markers: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The configured markers matched as phrases (not a marker word), each with
+    the lowered form searched for. A lowered form holding a line break never
+    yields a hit (hits are per line), so it is not searched at all."""
+    out = ((m, m.lower()) for m in markers if m.upper() not in _WORDS)
+    return tuple((m, needle) for m, needle in out if "\n" not in needle)
+
+
 def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
     """Stub signals on delivered lines, in line order (markers, custom markers,
     code shapes, empty bodies, prose), at most one hit per pattern per line."""
     ask_low = ask.lower()
     marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
-    custom = [m for m in markers if m.upper() not in _WORDS]
+    custom = _custom_markers(markers)
     lines = _lines(output)
     starts = [p for p, _ in lines]
     live, code = _live_lines(output, lines)
@@ -239,25 +320,24 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
     def line_of(pos: int) -> int:
         return bisect_right(starts, pos) - 1
 
+    low_all = output.lower()
     if not marker_is_deliverable:
-        for m in prefiltered_finditer(_MARKER_WORD, _MARKER_STARTS, output):
+        for m in tried_at(_MARKER_WORD, output, _marker_places(output, low_all)):
             li = line_of(m.start())
             if live[li]:
                 ranked.append(
                     (li, _RANK_MARKER, m.start(), StubHit(m.group(1).lower(), m.start(), m.end()))
                 )
-        low = output.lower()
-        for mk in custom:
-            needle = mk.lower()
+        low = low_all
+        for mk, needle in custom:
             seen: set[int] = set()
             i = low.find(needle)
             while i >= 0:
                 li = line_of(i)
-                if live[li] and li not in seen and "\n" not in needle:
+                if live[li] and li not in seen:
                     seen.add(li)
                     ranked.append((li, _RANK_CUSTOM, i, StubHit("marker", i, i + len(mk))))
                 i = low.find(needle, i + 1)
-    low_all = output.lower()
     ascii_text = output.isascii()
     present = _NEEDS_SET.present(low_all)
     for rank, table in ((_RANK_CODE, _CODE_SCAN), (_RANK_PROSE, _PROSE_SCAN)):
@@ -298,7 +378,7 @@ def no_stub_output(ctx: EvalContext) -> Outcome:
     hits = find_stubs(ctx.output, ctx.input or "", tuple(markers))
     if (
         hits
-        and _may_match("disclosure", ctx.output_lower)
+        and _may_match_in("disclosure", _NEEDS_SET.present(ctx.output_lower))
         and _discloses(ctx.output, ctx.output_lower)
     ):
         return Outcome(

@@ -140,8 +140,27 @@ def _num_matches(text: str) -> Iterator[re.Match[str]]:
     return _NUM_STARTS.finditer(_NUM_UNIT, text)
 
 
+# The compiled number scan (evaluators/rules/_numkernel.c); absent when the
+# package was installed without a C compiler, and then the reference below
+# runs instead, with the same numbers.
+try:
+    from evaluators.rules import _numkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _numkernel = None  # type: ignore[assignment]
+
+
 def numbers(text: str) -> list[Num]:
-    """Every number in ``text`` with the unit word that follows it (if known)."""
+    """Every number in ``text`` with the unit word that follows it (if known).
+
+    The compiled scan when it is built: one pass over the characters instead
+    of a regex match per candidate start (the rule's costliest step)."""
+    if _numkernel is not None:
+        return _numkernel.numbers(text, Num, _UNIT_WORDS, _APPROX_WORDS)
+    return _numbers_reference(text)
+
+
+def _numbers_reference(text: str) -> list[Num]:
+    """:func:`numbers` in pure Python: the reference the C scan must equal."""
     out: list[Num] = []
     append = out.append
     new_num = tuple.__new__  # what Num(...) does, without its Python frame

@@ -400,9 +400,227 @@ static PyObject *numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return out;
 }
 
+/* -- locations (grounding.extract_claims) -------------------------------
+ *
+ * ``locations(text, extensions)`` returns what ``extract_claims_reference``
+ * returns: ``(start, end, location)`` for every URL with a path (pattern
+ * ``https?://[^\s<>()"'`\]]+``, trailing punctuation stripped), then for every
+ * path-like token (``_PATHISH``) outside those URLs that names a file with a
+ * known extension or a relative directory.
+ *
+ * ``_PATHISH`` is ``(?<![\w@/.-])(?=[A-Za-z0-9_.\-/]*[./])(?:\.{0,2}/)?
+ * [A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.\-]+)*\/?``. Its lookbehind refuses every
+ * character of its (ASCII) class, so a match starts only where a run of the
+ * class starts, and lies inside that run. Its prefix matches only "/", "./"
+ * or "../" (with more dots, or no slash after them, every backtrack meets a
+ * dot where the slash must be); when no segment character follows the
+ * prefix the pattern falls back to a segment from the run start; everything
+ * after the first segment is optional, so the greedy choices stand.
+ */
+
+static inline int is_path(Py_UCS4 c) { /* [A-Za-z0-9_./-] */
+    return is_ascii_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+           c == '/';
+}
+
+static inline int is_seg(Py_UCS4 c) { return c != '/' && is_path(c); }
+
+static inline int is_trail(Py_UCS4 c) { /* grounding._TRAIL */
+    switch (c) {
+    case '.': case ',': case ';': case ':': case ')': case ']': case '}': case '\'': case '"':
+    case '`': case '!': case '?':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static inline int url_char(Py_UCS4 c) { /* [^\s<>()"'`\]] */
+    switch (c) {
+    case '<': case '>': case '(': case ')': case '"': case '\'': case '`': case ']':
+        return 0;
+    default:
+        return !is_space(c);
+    }
+}
+
+static Py_ssize_t seg_run(const text_t *t, Py_ssize_t i) {
+    while (i < t->n && is_seg(at(t, i))) i++;
+    return i;
+}
+
+/* Where a URL match at i ends, or -1. */
+static Py_ssize_t url_at(const text_t *t, Py_ssize_t i) {
+    Py_ssize_t n = t->n, p = i;
+    if (p + 4 > n || at(t, p) != 'h' || at(t, p + 1) != 't' || at(t, p + 2) != 't' ||
+        at(t, p + 3) != 'p')
+        return -1;
+    p += 4;
+    if (p < n && at(t, p) == 's') p++;
+    if (p + 3 > n || at(t, p) != ':' || at(t, p + 1) != '/' || at(t, p + 2) != '/') return -1;
+    p += 3;
+    Py_ssize_t q = p;
+    while (q < n && url_char(at(t, q))) q++;
+    return q > p ? q : -1;
+}
+
+/* The reference's ``_has_ext(text[a:b])`` (``b`` past a non-dot character). */
+static int has_ext(PyObject *text, const text_t *t, Py_ssize_t a, Py_ssize_t b, PyObject *exts) {
+    Py_ssize_t lo = a;
+    while (lo < b && at(t, lo) == '.') lo++;
+    Py_ssize_t dot = b - 1;
+    while (dot >= lo && at(t, dot) != '.') dot--;
+    if (dot < lo) return 0; /* no dot once the leading dots are stripped */
+    PyObject *ext = PyUnicode_Substring(text, dot + 1, b);
+    if (ext == NULL) return -1;
+    int r = PySet_Contains(exts, ext);
+    Py_DECREF(ext);
+    return r;
+}
+
+static int add_location(PyObject *out, PyObject *text, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *loc = PyUnicode_Substring(text, a, b);
+    if (loc == NULL) return -1;
+    PyObject *item = Py_BuildValue("(nnN)", a, b, loc);
+    if (item == NULL) return -1;
+    int r = PyList_Append(out, item);
+    Py_DECREF(item);
+    return r;
+}
+
+/* Is the path token text[c:e] (a _PATHISH match) a location? Appends it. */
+static int path_token(PyObject *out, PyObject *text, const text_t *t, Py_ssize_t c, Py_ssize_t e,
+                      PyObject *exts) {
+    while (e > c && at(t, e - 1) == '.') e--; /* tok: only "." of _TRAIL is in the class */
+    if (e == c) return 0;
+    /* the last non-empty "/" segment of tok, its trailing dots stripped */
+    Py_ssize_t b = e;
+    while (b > c && at(t, b - 1) == '/') b--;
+    if (b == c) return 0; /* only slashes: no segment */
+    Py_ssize_t a = b;
+    while (a > c && at(t, a - 1) != '/') a--;
+    Py_ssize_t last_end = b;
+    while (last_end > a && at(t, last_end - 1) == '.') last_end--;
+    int loc = has_ext(text, t, a, last_end, exts);
+    if (loc < 0) return -1;
+    if (!loc && at(t, e - 1) == '/' && at(t, c) != '/') {
+        for (Py_ssize_t i = c; i < e; i++) {
+            if (is_ascii_letter(at(t, i))) {
+                loc = 1;
+                break;
+            }
+        }
+    }
+    return loc ? add_location(out, text, c, e) : 0;
+}
+
+static PyObject *locations(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyAnySet_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "locations(text: str, extensions: frozenset)");
+        return NULL;
+    }
+    PyObject *text = args[0], *exts = args[1];
+    if (PyUnicode_READY(text) < 0) return NULL;
+    text_t t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Py_ssize_t n = t.n;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    /* URLs that have a path, and the spans they take */
+    Py_ssize_t ntaken = 0, cap = 0;
+    Py_ssize_t *taken = NULL;
+    Py_ssize_t i = 0;
+    while (i + 7 <= n) {
+        Py_ssize_t q = at(&t, i) == 'h' ? url_at(&t, i) : -1;
+        if (q < 0) {
+            i++;
+            continue;
+        }
+        Py_ssize_t u = q;
+        while (u > i && is_trail(at(&t, u - 1))) u--;
+        /* rest = url after "://"; a path is a "/" followed by something not "/" */
+        Py_ssize_t r = i + 4;
+        if (at(&t, r) == 's') r++;
+        r += 3;
+        while (r < u && at(&t, r) != '/') r++;
+        int path = 0;
+        for (Py_ssize_t k = r + 1; k < u; k++) {
+            if (at(&t, k) != '/') {
+                path = 1;
+                break;
+            }
+        }
+        if (path) {
+            if (add_location(out, text, i, u) < 0) goto error;
+            if (ntaken == cap) {
+                Py_ssize_t grown = cap ? cap * 2 : 8;
+                Py_ssize_t *more = PyMem_Realloc(taken, (size_t)grown * 2 * sizeof(Py_ssize_t));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                taken = more;
+                cap = grown;
+            }
+            taken[2 * ntaken] = i;
+            taken[2 * ntaken + 1] = q;
+            ntaken++;
+        }
+        i = q;
+    }
+    /* path-like tokens, tried once per run of the class */
+    i = 0;
+    while (i < n) {
+        if (!is_path(at(&t, i))) {
+            i++;
+            continue;
+        }
+        Py_ssize_t c = i, run_end = i;
+        int anchor = 0;
+        while (run_end < n) {
+            Py_UCS4 ch = at(&t, run_end);
+            if (!is_path(ch)) break;
+            if (ch == '.' || ch == '/') anchor = 1;
+            run_end++;
+        }
+        i = run_end;
+        if (!anchor) continue;
+        if (c > 0) {
+            Py_UCS4 prev = at(&t, c - 1);
+            if (prev == '@' || is_word(prev)) continue; /* '/', '.', '-' are in the run */
+        }
+        Py_ssize_t p = -1, d = 0;
+        while (d < 2 && c + d < n && at(&t, c + d) == '.') d++;
+        if (c + d < n && at(&t, c + d) == '/' && c + d + 1 < n && is_seg(at(&t, c + d + 1)))
+            p = c + d + 1;
+        else if (is_seg(at(&t, c)))
+            p = c;
+        if (p < 0) continue;
+        Py_ssize_t q = seg_run(&t, p);
+        while (q + 1 < n && at(&t, q) == '/' && is_seg(at(&t, q + 1))) q = seg_run(&t, q + 1);
+        if (q < n && at(&t, q) == '/') q++;
+        int inside = 0;
+        for (Py_ssize_t k = 0; k < ntaken; k++) {
+            if (taken[2 * k] <= c && c < taken[2 * k + 1]) {
+                inside = 1;
+                break;
+            }
+        }
+        if (!inside && path_token(out, text, &t, c, q, exts) < 0) goto error;
+    }
+    PyMem_Free(taken);
+    return out;
+error:
+    PyMem_Free(taken);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"numbers", (PyCFunction)(void (*)(void))numbers, METH_FASTCALL,
      "numbers(text, num_type, unit_words, approx_words) -> list of num_type tuples."},
+    {"locations", (PyCFunction)(void (*)(void))locations, METH_FASTCALL,
+     "locations(text, extensions) -> list of (start, end, location) the text cites."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,7 +1,8 @@
-"""Signatures of the compiled number scan (``_numkernel.c``)."""
+"""Signatures of the compiled number and location scans (``_numkernel.c``)."""
 
 from typing import Any
 
 def numbers(
     text: str, num_type: type[Any], unit_words: dict[str, str], approx_words: tuple[str, ...], /
 ) -> list[Any]: ...
+def locations(text: str, extensions: frozenset[str], /) -> list[tuple[int, int, str]]: ...

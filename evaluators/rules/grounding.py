@@ -190,8 +190,28 @@ def _has_ext(seg: str) -> bool:
     return ext in KNOWN_EXTENSIONS
 
 
+# The compiled location scan (evaluators/rules/_numkernel.c); absent when the
+# package was installed without a C compiler, and then the reference below
+# runs instead, with the same locations.
+try:
+    from evaluators.rules import _numkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _numkernel = None  # type: ignore[assignment]
+
+
 def extract_claims(text: str) -> list[tuple[int, int, str]]:
-    """Locations the output cites: URLs with a path, paths, known-extension files."""
+    """Locations the output cites: URLs with a path, paths, known-extension files.
+
+    The compiled scan when it is built: one pass over the characters instead
+    of a regex attempt per path-like run and a Python loop per token (half
+    of the rule's cost)."""
+    if _numkernel is not None:
+        return _numkernel.locations(text, KNOWN_EXTENSIONS)
+    return extract_claims_reference(text)
+
+
+def extract_claims_reference(text: str) -> list[tuple[int, int, str]]:
+    """:func:`extract_claims` in pure Python: the reference the C scan must equal."""
     found: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
     for m in _URL.finditer(text):

@@ -616,11 +616,175 @@ error:
     return NULL;
 }
 
+/* -- the ground (grounding._ground_add) -----------------------------------
+ *
+ * ``ground_add(ground, text, add_token)`` does what the reference
+ * ``_ground_add_reference(ground, text)`` does: splits the text at
+ * whitespace and at the separator characters ``"'`,()[]{}=``, and adds each
+ * token's folded location (or, for a token with a slash, every trailing run
+ * of its folded path segments) to the set. An ASCII token is folded here
+ * (``fold_location``: cut at "#" and "?", trailing punctuation and slashes
+ * stripped, lowered, scheme dropped, "_" as "-"); any other token is handed
+ * to ``add_token(ground, token)``, the reference's own per-token step, since
+ * ``str.lower`` folds and lengthens non-ASCII letters.
+ */
+
+static inline int is_separator(Py_UCS4 c) {
+    switch (c) {
+    case '"': case '\'': case '`': case ',': case '(': case ')': case '[': case ']': case '{':
+    case '}': case '=':
+        return 1;
+    default:
+        return is_space(c);
+    }
+}
+
+static int add_ascii(PyObject *ground, const char *s, Py_ssize_t len) {
+    PyObject *k = PyUnicode_New(len, 127);
+    if (k == NULL) return -1;
+    memcpy(PyUnicode_1BYTE_DATA(k), s, (size_t)len);
+    int r = PySet_Add(ground, k);
+    Py_DECREF(k);
+    return r;
+}
+
+/* Folds the ASCII token text[a:b] into buf; returns the folded length. */
+static Py_ssize_t fold_ascii(const text_t *t, Py_ssize_t a, Py_ssize_t b, char *buf) {
+    Py_ssize_t e = a;
+    while (e < b) {
+        Py_UCS4 ch = at(t, e);
+        if (ch == '#' || ch == '?') break;
+        e++;
+    }
+    while (e > a && is_trail(at(t, e - 1))) e--;
+    while (e > a && at(t, e - 1) == '/') e--;
+    Py_ssize_t len = 0;
+    for (Py_ssize_t i = a; i < e; i++) {
+        Py_UCS4 ch = at(t, i);
+        buf[len++] = (char)((ch >= 'A' && ch <= 'Z') ? ch + 32 : ch);
+    }
+    for (Py_ssize_t i = 0; i + 2 < len; i++) {
+        if (buf[i] == ':' && buf[i + 1] == '/' && buf[i + 2] == '/') {
+            memmove(buf, buf + i + 3, (size_t)(len - i - 3));
+            len -= i + 3;
+            break;
+        }
+    }
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (buf[i] == '_') buf[i] = '-';
+    return len;
+}
+
+/* The reference's step for one ASCII token text[a:b]; buf holds b - a bytes. */
+static int ground_token(PyObject *ground, const text_t *t, Py_ssize_t a, Py_ssize_t b, char *buf) {
+    int slash = 0;
+    for (Py_ssize_t i = a; i < b; i++) {
+        if (at(t, i) == '/') {
+            slash = 1;
+            break;
+        }
+    }
+    Py_ssize_t len = fold_ascii(t, a, b, buf);
+    if (!slash) {
+        if (len == 0 || (len == 1 && buf[0] == '.')) return 0;
+        return add_ascii(ground, buf, len);
+    }
+    /* segments: the folded path split at "/", without "" and "."; each
+     * trailing run of them, joined by "/", is added. A segment's start is
+     * where its suffix starts, its own separators kept when they are single */
+    Py_ssize_t i = 0;
+    while (i < len) {
+        while (i < len && buf[i] == '/') i++;
+        if (i >= len) break;
+        Py_ssize_t j = i;
+        while (j < len && buf[j] != '/') j++;
+        if (!(j - i == 1 && buf[i] == '.')) {
+            /* "/".join(segs[k:]) from this segment: the rest of the path with
+             * empty and "." segments dropped */
+            Py_ssize_t n = 0;
+            char *out = buf + len; /* scratch after the folded text */
+            Py_ssize_t p = i;
+            while (p < len) {
+                while (p < len && buf[p] == '/') p++;
+                if (p >= len) break;
+                Py_ssize_t q = p;
+                while (q < len && buf[q] != '/') q++;
+                if (!(q - p == 1 && buf[p] == '.')) {
+                    if (n) out[n++] = '/';
+                    memcpy(out + n, buf + p, (size_t)(q - p));
+                    n += q - p;
+                }
+                p = q;
+            }
+            if (add_ascii(ground, out, n) < 0) return -1;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+static PyObject *ground_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || !PySet_Check(args[0]) || !PyUnicode_Check(args[1]) ||
+        !PyCallable_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "ground_add(ground: set, text: str, add_token)");
+        return NULL;
+    }
+    PyObject *ground = args[0], *text = args[1], *add_token = args[2];
+    if (PyUnicode_READY(text) < 0) return NULL;
+    text_t t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    char small[512];
+    char *buf = small;
+    Py_ssize_t cap = (Py_ssize_t)sizeof(small);
+    Py_ssize_t i = 0;
+    while (i < t.n) {
+        if (is_separator(at(&t, i))) {
+            i++;
+            continue;
+        }
+        Py_ssize_t a = i;
+        int ascii = 1;
+        while (i < t.n) {
+            Py_UCS4 ch = at(&t, i);
+            if (is_separator(ch)) break;
+            if (ch >= 128) ascii = 0;
+            i++;
+        }
+        if (ascii) {
+            if (2 * (i - a) > cap) { /* the folded token and the joined segments */
+                char *grown = PyMem_Malloc((size_t)(2 * (i - a)));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                if (buf != small) PyMem_Free(buf);
+                buf = grown;
+                cap = 2 * (i - a);
+            }
+            if (ground_token(ground, &t, a, i, buf) < 0) goto error;
+        } else {
+            PyObject *tok = PyUnicode_Substring(text, a, i);
+            if (tok == NULL) goto error;
+            PyObject *r = PyObject_CallFunctionObjArgs(add_token, ground, tok, NULL);
+            Py_DECREF(tok);
+            if (r == NULL) goto error;
+            Py_DECREF(r);
+        }
+    }
+    if (buf != small) PyMem_Free(buf);
+    Py_RETURN_NONE;
+error:
+    if (buf != small) PyMem_Free(buf);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"numbers", (PyCFunction)(void (*)(void))numbers, METH_FASTCALL,
      "numbers(text, num_type, unit_words, approx_words) -> list of num_type tuples."},
     {"locations", (PyCFunction)(void (*)(void))locations, METH_FASTCALL,
      "locations(text, extensions) -> list of (start, end, location) the text cites."},
+    {"ground_add", (PyCFunction)(void (*)(void))ground_add, METH_FASTCALL,
+     "ground_add(ground, text, add_token) -> None; adds the text's folded locations."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -252,15 +252,30 @@ _SEPARATORS = str.maketrans(dict.fromkeys("\"'`,()[]{}=", " "))
 
 
 def _ground_add(ground: set[str], text: str) -> None:
+    """Adds every location ``text`` can ground: each token folded, and each
+    trailing run of a path's segments. The compiled scan when it is built
+    (it folds ASCII tokens itself and hands others to ``_ground_token``)."""
+    if _numkernel is not None:
+        _numkernel.ground_add(ground, text, _ground_token)
+    else:
+        _ground_add_reference(ground, text)
+
+
+def _ground_add_reference(ground: set[str], text: str) -> None:
+    """:func:`_ground_add` in pure Python: the reference the C scan must equal."""
     for tok in text.translate(_SEPARATORS).split():
-        if "/" not in tok:
-            folded = fold_location(tok)
-            if folded and folded != ".":
-                ground.add(folded)
-            continue
-        segs = _segments(tok)
-        for i in range(len(segs)):
-            ground.add("/".join(segs[i:]))
+        _ground_token(ground, tok)
+
+
+def _ground_token(ground: set[str], tok: str) -> None:
+    if "/" not in tok:
+        folded = fold_location(tok)
+        if folded and folded != ".":
+            ground.add(folded)
+        return
+    segs = _segments(tok)
+    for i in range(len(segs)):
+        ground.add("/".join(segs[i:]))
 
 
 def _in_proposal(out: str, start: int, end: int) -> bool:

@@ -42,7 +42,7 @@ texts = st.lists(pieces, max_size=40).map("".join)
 @given(texts)
 @example("see https://x.io/a/b), ./src/a.ts, ../b/, /etc/x.conf. and é/a.py @u/b.ts")
 @example("http://a.io/ https:///x http://h//.. ..//a.md .../x.py a//b.ts dir/.")
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 def test_the_scan_equals_the_reference(text: str) -> None:
     _same(text)
 
@@ -98,3 +98,56 @@ def test_the_kernel_checks_its_arguments() -> None:
         kernel.locations(b"a.ts", grounding.KNOWN_EXTENSIONS)
     with pytest.raises(TypeError):
         kernel.locations("a.ts", ["ts"])
+
+
+def _same_ground(text: str) -> None:
+    got: set[str] = set()
+    want: set[str] = set()
+    kernel.ground_add(got, text, grounding._ground_token)
+    grounding._ground_add_reference(want, text)
+    assert got == want
+
+
+ground_pieces = st.sampled_from(
+    [
+        "/", "//", ".", "./", "..", "a", "B", "_", "-", "#", "?", "#x", "?q=1", "://", "http://",
+        "Src", "x.TS", '"', "'", "`", ",", "(", ")", "[", "]", "{", "}", "=", ":", ";", "!",
+        " ", "\t", "\n", "\xa0", "\u2003", "\x1c", "\x85", "é", "İ", "ß", "\u212a", "😀",
+        "Σ", "ǅ",
+    ]
+)  # fmt: skip
+ground_texts = st.lists(ground_pieces, max_size=40).map("".join)
+
+
+@given(ground_texts)
+@example("See ./Src/A_b.ts#L1, http://X.io/a//./b?q (x) [y/.] {z} a=b/c/ İ/x.py")
+@settings(max_examples=800, deadline=None)
+def test_the_ground_equals_the_reference(text: str) -> None:
+    _same_ground(text)
+
+
+@given(st.text(max_size=80))
+@settings(max_examples=1000, deadline=None)
+def test_the_ground_equals_the_reference_on_any_text(text: str) -> None:
+    _same_ground(text)
+
+
+@pytest.mark.parametrize("text", ["", "a" * 600, "/".join(["seg"] * 300), "x/" * 400 + "#"])
+def test_the_ground_equals_the_reference_on_edges(text: str) -> None:
+    _same_ground(text)
+
+
+def test_the_ground_equals_the_reference_on_the_corpus_and_bench() -> None:
+    for text in _corpus_texts() + _bench_texts():
+        _same_ground(text)
+
+
+def test_ground_add_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "cat ./src/Mod_1.ts docs/ README.md"
+    with_kernel: set[str] = set()
+    grounding._ground_add(with_kernel, text)
+    monkeypatch.setattr(grounding, "_numkernel", None)
+    without: set[str] = set()
+    grounding._ground_add(without, text)
+    assert with_kernel == without
+    assert {"src/mod-1.ts", "mod-1.ts", "docs", "readme.md"} <= without

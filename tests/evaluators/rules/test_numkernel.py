@@ -11,6 +11,7 @@ and the bench cases.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import sys
@@ -54,7 +55,7 @@ texts = st.lists(pieces, max_size=40).map("".join)
 @example("$1,234.5k users, ~ 12 ms and 7 % of 3,4567 rows")
 @example("about 1,234,567.89M requests; roughly\u2003 12 % at 9-hrs")
 @example("ⅹ CALL İT 5 İ 6 \u212a 7")
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 def test_the_scan_equals_the_reference(text: str) -> None:
     _same(text)
 
@@ -98,14 +99,16 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _corpus_texts() -> list[str]:
+@functools.cache
+def _corpus_texts() -> tuple[str, ...]:
     found: list[str] = []
     for path in sorted((ROOT / "proof" / "corpus").glob("**/*.json")):
         found += _strings(json.loads(path.read_text()))
-    return found
+    return tuple(found)
 
 
-def _bench_texts() -> list[str]:
+@functools.cache
+def _bench_texts() -> tuple[str, ...]:
     spec = importlib.util.spec_from_file_location(
         "_engine_bench", ROOT / "bench" / "engine_bench.py"
     )
@@ -118,7 +121,7 @@ def _bench_texts() -> list[str]:
         found += [case.output, case.input or "", case.expected or ""]
         for call in case.tool_calls or ():
             found += _strings([call.input, call.output, call.error])
-    return found
+    return tuple(found)
 
 
 def test_the_scan_equals_the_reference_on_the_proof_corpus() -> None:

@@ -301,6 +301,22 @@ def _no_proposal_anywhere(out: str) -> bool:
     return not _PROPOSAL_SET.present(out.lower())
 
 
+def _unsupported(loc: str, ground: set[str], long_tails: list[str]) -> bool:
+    """``loc`` is not ubiquitous, and neither it nor its last segment is in
+    the ground nor continues a read's last token (a listing cut mid-name)."""
+    folded = fold_location(loc)
+    if folded in UBIQUITOUS or not folded:
+        return False
+    # _segments(loc), from the one fold
+    segs = [s for s in folded.split("/") if s and s != "."]
+    last = segs[-1] if segs else folded
+    return not (
+        folded in ground
+        or last in ground
+        or any(last.startswith(t) and t != last for t in long_tails)
+    )
+
+
 def grounded_in_reads(ctx: EvalContext) -> Outcome:
     ground: set[str] = set()
     tails: list[str] = []
@@ -324,17 +340,15 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
     claims = extract_claims(ctx.output)
     ungrounded: list[tuple[int, int, str]] = []
     no_proposal = _no_proposal_anywhere(ctx.output) if claims else True
+    long_tails = [t for t in tails if len(t) >= 3]
+    # whether a location needs checking reads only the location (an output
+    # cites the same one many times): decided once per distinct location
+    unsupported: dict[str, bool] = {}
     for start, end, loc in claims:
-        folded = fold_location(loc)
-        if folded in UBIQUITOUS or not folded:
-            continue
-        segs = _segments(loc)
-        last = segs[-1] if segs else folded
-        if (
-            folded in ground
-            or last in ground
-            or any(t and last.startswith(t) and t != last for t in tails if len(t) >= 3)
-        ):
+        need = unsupported.get(loc)
+        if need is None:
+            need = unsupported[loc] = _unsupported(loc, ground, long_tails)
+        if not need:
             continue
         if not no_proposal and _in_proposal(ctx.output, start, end):
             continue

@@ -778,6 +778,130 @@ error:
     return NULL;
 }
 
+/* -- file names and versions (hallucination_grounded._files, _versions) ----
+ *
+ * ``file_spans(text)`` and ``version_spans(text)`` return the ``(start,
+ * end)`` of every match of ``_FILE_TOKEN`` and of ``_VERSION_ANY``, in
+ * finditer order (what ``_file_matches`` and ``_version_matches`` yield).
+ *
+ * ``_FILE_TOKEN`` is ``(?<![\w./-])\.?[A-Za-z0-9][\w-]*(?:\.[A-Za-z][\w-]*)+``
+ * ``(?![\w/-]|\.[A-Za-z])``. Each part takes a maximal run, so the greedy end
+ * can only fail the lookahead on a "/"; every shorter end stops before a
+ * word character, a dash or a dot-letter, which the lookahead refuses too,
+ * so then there is no match at that start.
+ *
+ * ``_VERSION_ANY`` is ``(?<![\w.])v?\d+\.\d+\.\d+(?:[-+][\w.]+)?(?![\w.])``
+ * or ``(?<![\w.])v\d+\.\d+(?![\w.])``: the digit runs are maximal (a shorter
+ * one meets a digit where a dot or the lookahead's non-word must be), and a
+ * suffix, once started, runs to a character the lookahead accepts.
+ */
+
+static inline int is_word_or(Py_UCS4 c, Py_UCS4 a, Py_UCS4 b) { return c == a || c == b || is_word(c); }
+
+static int add_span(PyObject *out, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *item = Py_BuildValue("(nn)", a, b);
+    if (item == NULL) return -1;
+    int r = PyList_Append(out, item);
+    Py_DECREF(item);
+    return r;
+}
+
+/* Where a _FILE_TOKEN match starting at c ends, or -1. */
+static Py_ssize_t file_at(const text_t *t, Py_ssize_t c) {
+    Py_ssize_t n = t->n;
+    if (c > 0) {
+        Py_UCS4 prev = at(t, c - 1);
+        if (prev == '.' || prev == '/' || prev == '-' || is_word(prev)) return -1;
+    }
+    Py_ssize_t p = c;
+    if (at(t, p) == '.') p++;
+    if (p >= n) return -1;
+    Py_UCS4 first = at(t, p);
+    if (!(is_ascii_letter(first) || (first >= '0' && first <= '9'))) return -1;
+    p++;
+    while (p < n && is_word_or(at(t, p), '-', '-')) p++;
+    int groups = 0;
+    while (p + 1 < n && at(t, p) == '.' && is_ascii_letter(at(t, p + 1))) {
+        p += 2;
+        while (p < n && is_word_or(at(t, p), '-', '-')) p++;
+        groups++;
+    }
+    if (!groups || (p < n && at(t, p) == '/')) return -1;
+    return p;
+}
+
+static Py_ssize_t digits_from(const text_t *t, Py_ssize_t i) { return digit_run(t, i); }
+
+/* Where a _VERSION_ANY match starting at c ends, or -1. */
+static Py_ssize_t version_at(const text_t *t, Py_ssize_t c) {
+    Py_ssize_t n = t->n;
+    if (c > 0 && is_word_or(at(t, c - 1), '.', '.')) return -1;
+    int v = at(t, c) == 'v';
+    Py_ssize_t p = c + v;
+    Py_ssize_t d1 = digits_from(t, p);
+    if (d1 == p || d1 + 1 >= n || at(t, d1) != '.') return -1;
+    Py_ssize_t d2 = digits_from(t, d1 + 1);
+    if (d2 == d1 + 1) return -1;
+    if (d2 + 1 < n && at(t, d2) == '.') {
+        Py_ssize_t d3 = digits_from(t, d2 + 1);
+        if (d3 > d2 + 1) { /* the three-part form */
+            if (d3 + 1 < n && (at(t, d3) == '-' || at(t, d3) == '+') &&
+                is_word_or(at(t, d3 + 1), '.', '.')) {
+                Py_ssize_t q = d3 + 1;
+                while (q < n && is_word_or(at(t, q), '.', '.')) q++;
+                return q;
+            }
+            if (!(d3 < n && is_word_or(at(t, d3), '.', '.'))) return d3;
+        }
+    }
+    /* the two-part form needs the "v"; d2 is followed by a dot here or by
+     * whatever the three-part form refused */
+    if (v && !(d2 < n && is_word_or(at(t, d2), '.', '.'))) return d2;
+    return -1;
+}
+
+static PyObject *spans(PyObject *args_text, int versions) {
+    if (!PyUnicode_Check(args_text)) {
+        PyErr_SetString(PyExc_TypeError, "expected a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(args_text) < 0) return NULL;
+    text_t t = {PyUnicode_KIND(args_text), PyUnicode_DATA(args_text),
+                PyUnicode_GET_LENGTH(args_text)};
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    Py_ssize_t c = 0;
+    while (c < t.n) {
+        Py_UCS4 ch = at(&t, c);
+        Py_ssize_t e = -1;
+        if (versions) {
+            if (ch == 'v' || is_digit(ch)) e = version_at(&t, c);
+        } else if (ch == '.' || is_ascii_letter(ch) || (ch >= '0' && ch <= '9')) {
+            e = file_at(&t, c);
+        }
+        if (e < 0) {
+            c++;
+            continue;
+        }
+        if (add_span(out, c, e) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        c = e;
+    }
+    return out;
+}
+
+static PyObject *file_spans(PyObject *self, PyObject *text) {
+    (void)self;
+    return spans(text, 0);
+}
+
+static PyObject *version_spans(PyObject *self, PyObject *text) {
+    (void)self;
+    return spans(text, 1);
+}
+
 static PyMethodDef methods[] = {
     {"numbers", (PyCFunction)(void (*)(void))numbers, METH_FASTCALL,
      "numbers(text, num_type, unit_words, approx_words) -> list of num_type tuples."},
@@ -785,6 +909,8 @@ static PyMethodDef methods[] = {
      "locations(text, extensions) -> list of (start, end, location) the text cites."},
     {"ground_add", (PyCFunction)(void (*)(void))ground_add, METH_FASTCALL,
      "ground_add(ground, text, add_token) -> None; adds the text's folded locations."},
+    {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
+    {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -825,6 +825,21 @@ def _file_matches(text: str) -> Iterator[re.Match[str]]:
     return anchored_finditer(_FILE_TOKEN, _DOT_LETTER, text, _FILE_RUN)
 
 
+def _version_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``_version_matches`` match: the compiled scan
+    when it is built (one pass instead of a regex attempt per anchor)."""
+    if _numkernel is not None:
+        return _numkernel.version_spans(text)
+    return [m.span() for m in _version_matches(text)]
+
+
+def _file_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``_file_matches`` match (the compiled scan when built)."""
+    if _numkernel is not None:
+        return _numkernel.file_spans(text)
+    return [m.span() for m in _file_matches(text)]
+
+
 # Both run by RE2 (``LinearPattern``): from every line start of a long blank
 # stretch ``re`` re-scanned the rest of it, quadratic in its length.
 _TABLE_CSV = LinearPattern(
@@ -1244,14 +1259,14 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     """Versions absent from the material, or a package put on a major the
     material pins differently (React 18 where package.json pins 17.0.2)."""
     src_low = mat.lower
-    for m in _version_matches(out):
-        v = m.group(0).lower()
-        if v.lstrip("v") not in src_low:
+    for start, end in _version_spans(out):
+        written = out[start:end]
+        if written.lower().lstrip("v") not in src_low:
             yield (
                 "version_not_in_material",
-                m.start(),
-                m.end(),
-                f"{m.group(0)} appears nowhere in the material",
+                start,
+                end,
+                f"{written} appears nowhere in the material",
             )
     bound: dict[str, set[str]] = {}
     if not _DIGIT_DOT_DIGIT.search(mat.text):
@@ -1347,24 +1362,25 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
 def _files(out: str, mat: Material) -> Iterator[Signal]:
     """A file the material's listing lacks while it lists its siblings
     (``.env.production`` beside ``.env.development`` and ``.env.test``)."""
-    present = {m.group("f").lower() for m in _file_matches(mat.text)}
+    text = mat.text
+    present = {text[s:e].lower() for s, e in _file_spans(text)}
     if not present:
         return
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
-    for m in _file_matches(out):
-        f = m.group("f").lower()
+    for start, end in _file_spans(out):
+        written = out[start:end]
+        f = written.lower()
         if f in present:
             continue
         siblings = stems.get(f.rsplit(".", 1)[0], set())
         if siblings:
             yield (
                 "file_not_in_material",
-                m.start(),
-                m.end(),
-                f"{m.group('f')} is not in the material, which lists "
-                f"{', '.join(sorted(siblings)[:3])}",
+                start,
+                end,
+                f"{written} is not in the material, which lists {', '.join(sorted(siblings)[:3])}",
             )
 
 

@@ -524,6 +524,42 @@ _FAILURE_EVIDENCE: tuple[tuple[re.Pattern[str], str], ...] = (
         "server errors (5xx) in the log",
     ),
 )
+# For each _FAILURE_EVIDENCE pattern, literals one of which every match of
+# it holds, and whether they are lowered (the re.I patterns: decided on the
+# lowered text only when it is ASCII, where re.I and str.lower agree) or
+# exact (the case-sensitive patterns: decided on any text). Each pattern
+# opens with ``\b`` or an optional quote, so a search runs the matcher at
+# every character; a literal test skips the ones that cannot match.
+_FAILURE_GATES: tuple[tuple[tuple[str, ...], bool], ...] = (
+    (("false",), True),
+    (("error",), True),
+    (("fail", "error"), True),
+    (("FAILED",), False),
+    (("status", "state", "result"), True),
+    (("exit", "returncode"), True),
+    (("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "HTTP/", "→"), False),
+)
+assert len(_FAILURE_GATES) == len(_FAILURE_EVIDENCE)
+
+
+def _failure_reasons(mat: Material) -> list[str]:
+    """``[why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]``,
+    searching only where the pattern's literals occur."""
+    text = mat.text
+    ascii_text = text.isascii()
+    low = mat.lower
+    reasons: list[str] = []
+    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
+        if lowered:
+            if ascii_text and not any(lit in low for lit in literals):
+                continue
+        elif not any(lit in text for lit in literals):
+            continue
+        if rx.search(text):
+            reasons.append(why)
+    return reasons
+
+
 # Literals at least one of which every failure-evidence pattern needs: a
 # cheap gate before the regexes run.
 _FAILURE_HINTS: tuple[str, ...] = (
@@ -641,8 +677,11 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
             continue
         yield run[first.start() :], found.group("val")
         pos = found.end()
-    for m in _BOOL_DEFAULT.finditer(text):
-        yield m.group("key"), m.group("val")
+    # every match holds "(default:" (re.I: on ASCII text, exactly when the
+    # lowered text does); the search runs the matcher at every character
+    if not text.isascii() or "(default:" in text.lower():
+        for m in _BOOL_DEFAULT.finditer(text):
+            yield m.group("key"), m.group("val")
 
 
 _BOOL_VALUE = {
@@ -918,12 +957,11 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
     """A figure in a unit the material also measures in, with a value the
     material never gives in any unit or derivation (90 days where the policy
     says 30 and 14 days)."""
+    units = mat.units
     for n in nums:
-        if n.unit is None:
-            continue
+        if n.unit is None or n.unit not in units:
+            continue  # (the material measures nothing in this unit)
         same = [s for s in mat.nums if s.unit == n.unit]
-        if not same:
-            continue
         if n.unit in _TIME_UNITS and _converts(n, mat):
             continue
         shown = ", ".join(sorted({s.digits + ("%" if s.pct else "") for s in same})[:3])
@@ -1056,7 +1094,7 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not any(k in mat.lower for k in _FAILURE_HINTS):
         return
-    reasons = [why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]
+    reasons = _failure_reasons(mat)
     if not reasons:
         return
     if out.isascii():
@@ -1323,7 +1361,10 @@ def _roles(out: str, mat: Material) -> Iterator[Signal]:
 def _rows(out: str, mat: Material) -> Iterator[Signal]:
     """A row label given another row's figure (Berlin at Austin's 214)."""
     rows: dict[str, set[float]] = {}
-    for rx in (_TABLE_CSV, _TABLE_PIPE):
+    # a CSV row holds a comma and a pipe row a pipe: skip a scan that cannot match
+    for rx, sep in ((_TABLE_CSV, ","), (_TABLE_PIPE, "|")):
+        if sep not in mat.source:
+            continue
         for row in rx.finditer(mat.source):
             vals = {n.value for n in numbers(row.group("rest"))}
             if vals:
@@ -1384,6 +1425,34 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
             )
 
 
+def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
+    """``[n for n in out_nums if not n.approx and not _is_year(n) and not
+    mat.grounds_once(n)]`` with both tests inlined: an output holds dozens of
+    figures, and two Python calls each were a tenth of the rule."""
+    memo = mat._grounded
+    grounds = mat.grounds
+    loose: list[Num] = []
+    for n in out_nums:
+        value, scaled, pct, unit, approx, _, _, digits = n
+        if approx:
+            continue
+        if (
+            unit is None
+            and not pct
+            and "." not in digits
+            and "," not in digits
+            and 1900 <= value <= 2100
+        ):
+            continue  # _is_year(n)
+        key = (pct, digits, scaled)  # grounds_once(n)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = grounds(n)
+        if not hit:
+            loose.append(n)
+    return loose
+
+
 def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Signal]:
     """Grounded signals for ``output`` against the input and other material."""
     mat = Material.build(input_text, extra)
@@ -1393,7 +1462,7 @@ def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Sig
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
     out_nums = numbers(out)
-    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds_once(n)]
+    nums = _loose(out_nums, mat)
     years = {d.year for d in mat.dates if d.year}
     year_hint = next(iter(years)) if len(years) == 1 else None
     found: list[Signal] = []

@@ -48,23 +48,38 @@ static inline Py_UCS4 at(const text_t *t, Py_ssize_t i) {
     return PyUnicode_READ(t->kind, t->data, i);
 }
 
+/* Character classes of the first 256 code points, filled at import from the
+ * same predicates the other code points use (so the two cannot disagree). */
+enum { C_WORD = 1, C_DIGIT = 2, C_SPACE = 4, C_LETTER = 8, C_PATH = 16 };
+static unsigned char CLASS[256];
+
+static void fill_classes(void) {
+    for (Py_UCS4 c = 0; c < 256; c++) {
+        unsigned char k = 0;
+        if (Py_UNICODE_ISALNUM(c) || c == '_') k |= C_WORD;
+        if (Py_UNICODE_ISDECIMAL(c)) k |= C_DIGIT;
+        if (Py_UNICODE_ISSPACE(c)) k |= C_SPACE;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) k |= C_LETTER;
+        if ((k & C_LETTER) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+            c == '/')
+            k |= C_PATH;
+        CLASS[c] = k;
+    }
+}
+
 static inline int is_digit(Py_UCS4 c) {
-    if (c < 128) return c >= '0' && c <= '9';
-    return Py_UNICODE_ISDECIMAL(c);
+    return c < 256 ? (CLASS[c] & C_DIGIT) != 0 : Py_UNICODE_ISDECIMAL(c);
 }
 
 static inline int is_word(Py_UCS4 c) {
-    if (c < 128)
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               c == '_';
-    return Py_UNICODE_ISALNUM(c);
+    return c < 256 ? (CLASS[c] & C_WORD) != 0 : (Py_UNICODE_ISALNUM(c) != 0);
 }
 
-static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
-
-static inline int is_ascii_letter(Py_UCS4 c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+static inline int is_space(Py_UCS4 c) {
+    return c < 256 ? (CLASS[c] & C_SPACE) != 0 : Py_UNICODE_ISSPACE(c);
 }
+
+static inline int is_ascii_letter(Py_UCS4 c) { return c < 256 && (CLASS[c] & C_LETTER); }
 
 static inline int is_currency(Py_UCS4 c) { return c == '$' || c == 0x20AC || c == 0xA3; }
 
@@ -419,8 +434,7 @@ static PyObject *numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs
  */
 
 static inline int is_path(Py_UCS4 c) { /* [A-Za-z0-9_./-] */
-    return is_ascii_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
-           c == '/';
+    return c < 256 && (CLASS[c] & C_PATH);
 }
 
 static inline int is_seg(Py_UCS4 c) { return c != '/' && is_path(c); }
@@ -870,24 +884,41 @@ static PyObject *spans(PyObject *args_text, int versions) {
                 PyUnicode_GET_LENGTH(args_text)};
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
+    /* Both lookbehinds refuse every character of a run class (``[\w.]``,
+     * ``[\w./-]``) that holds every character a match can start with, so a
+     * match starts only at the first character of such a run: each run is
+     * tried once, at its start, and then skipped. */
     Py_ssize_t c = 0;
     while (c < t.n) {
         Py_UCS4 ch = at(&t, c);
         Py_ssize_t e = -1;
         if (versions) {
+            if (!is_word_or(ch, '.', '.')) {
+                c++;
+                continue;
+            }
             if (ch == 'v' || is_digit(ch)) e = version_at(&t, c);
-        } else if (ch == '.' || is_ascii_letter(ch) || (ch >= '0' && ch <= '9')) {
-            e = file_at(&t, c);
+        } else {
+            if (!(ch == '/' || ch == '-' || is_word_or(ch, '.', '.'))) {
+                c++;
+                continue;
+            }
+            if (ch == '.' || is_ascii_letter(ch) || (ch >= '0' && ch <= '9')) e = file_at(&t, c);
         }
-        if (e < 0) {
+        if (e >= 0) {
+            if (add_span(out, c, e) < 0) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            c = e;
+        }
+        /* the rest of the run (from c, or from the match end) is refused */
+        while (c < t.n) {
+            Py_UCS4 r = at(&t, c);
+            if (versions ? !is_word_or(r, '.', '.') : !(r == '/' || r == '-' || is_word_or(r, '.', '.')))
+                break;
             c++;
-            continue;
         }
-        if (add_span(out, c, e) < 0) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        c = e;
     }
     return out;
 }
@@ -921,4 +952,7 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__numkernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__numkernel(void) {
+    fill_classes();
+    return PyModule_Create(&module);
+}

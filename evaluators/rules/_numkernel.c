@@ -89,6 +89,19 @@ static Py_ssize_t digit_run(const text_t *t, Py_ssize_t i) {
     return i;
 }
 
+/* The next ``ch`` (ASCII) at or after i, or -1 (memchr on 1-byte text). */
+static Py_ssize_t next_char(const text_t *t, char ch, Py_ssize_t i) {
+    if (i < 0 || i >= t->n) return -1;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        const Py_UCS1 *hit = memchr(d + i, ch, (size_t)(t->n - i));
+        return hit ? hit - d : -1;
+    }
+    for (; i < t->n; i++)
+        if (at(t, i) == (Py_UCS4)ch) return i;
+    return -1;
+}
+
 /* One match of the pattern, as offsets into the text. */
 typedef struct {
     Py_ssize_t start, num_start, num_end, end;
@@ -544,8 +557,8 @@ static PyObject *locations(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_ssize_t ntaken = 0, cap = 0;
     Py_ssize_t *taken = NULL;
     Py_ssize_t i = 0;
-    while (i + 7 <= n) {
-        Py_ssize_t q = at(&t, i) == 'h' ? url_at(&t, i) : -1;
+    while ((i = next_char(&t, 'h', i)) >= 0) {
+        Py_ssize_t q = url_at(&t, i);
         if (q < 0) {
             i++;
             continue;
@@ -582,23 +595,19 @@ static PyObject *locations(PyObject *self, PyObject *const *args, Py_ssize_t nar
         }
         i = q;
     }
-    /* path-like tokens, tried once per run of the class */
-    i = 0;
-    while (i < n) {
-        if (!is_path(at(&t, i))) {
-            i++;
-            continue;
-        }
-        Py_ssize_t c = i, run_end = i;
-        int anchor = 0;
-        while (run_end < n) {
-            Py_UCS4 ch = at(&t, run_end);
-            if (!is_path(ch)) break;
-            if (ch == '.' || ch == '/') anchor = 1;
-            run_end++;
-        }
-        i = run_end;
-        if (!anchor) continue;
+    /* path-like tokens, tried once per run of the class that holds a dot or
+     * a slash (the lookahead's anchor), found from that anchor */
+    Py_ssize_t scan = 0, next_dot_at = -2, next_slash_at = -2;
+    for (;;) {
+        if (next_dot_at != -1 && next_dot_at < scan) next_dot_at = next_char(&t, '.', scan);
+        if (next_slash_at != -1 && next_slash_at < scan) next_slash_at = next_char(&t, '/', scan);
+        Py_ssize_t a = next_dot_at;
+        if (a < 0 || (next_slash_at >= 0 && next_slash_at < a)) a = next_slash_at;
+        if (a < 0) break;
+        Py_ssize_t c = a, run_end = a;
+        while (c > 0 && is_path(at(&t, c - 1))) c--;
+        while (run_end < n && is_path(at(&t, run_end))) run_end++;
+        scan = run_end;
         if (c > 0) {
             Py_UCS4 prev = at(&t, c - 1);
             if (prev == '@' || is_word(prev)) continue; /* '/', '.', '-' are in the run */
@@ -874,6 +883,11 @@ static Py_ssize_t version_at(const text_t *t, Py_ssize_t c) {
     return -1;
 }
 
+/* The run class of each scan: ``[\w.]`` for versions, ``[\w./-]`` for files. */
+static inline int in_run(Py_UCS4 r, int versions) {
+    return versions ? is_word_or(r, '.', '.') : (r == '/' || r == '-' || is_word_or(r, '.', '.'));
+}
+
 static PyObject *spans(PyObject *args_text, int versions) {
     if (!PyUnicode_Check(args_text)) {
         PyErr_SetString(PyExc_TypeError, "expected a str");
@@ -882,43 +896,43 @@ static PyObject *spans(PyObject *args_text, int versions) {
     if (PyUnicode_READY(args_text) < 0) return NULL;
     text_t t = {PyUnicode_KIND(args_text), PyUnicode_DATA(args_text),
                 PyUnicode_GET_LENGTH(args_text)};
+    Py_ssize_t n = t.n;
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
-    /* Both lookbehinds refuse every character of a run class (``[\w.]``,
-     * ``[\w./-]``) that holds every character a match can start with, so a
-     * match starts only at the first character of such a run: each run is
-     * tried once, at its start, and then skipped. */
-    Py_ssize_t c = 0;
-    while (c < t.n) {
+    /* Both lookbehinds refuse every character of the run class, which holds
+     * every character a match can start with: a match starts only at the
+     * first character of a run. Every match also holds an anchor inside that
+     * run (a dot before an ASCII letter; a digit, a dot, a digit), so only
+     * the runs holding an anchor are tried, once each, at their start. */
+    Py_ssize_t scan = 0, d;
+    while ((d = next_char(&t, '.', scan)) >= 0) {
+        int anchor = versions ? (d > 0 && d + 1 < n && is_digit(at(&t, d - 1)) &&
+                                 is_digit(at(&t, d + 1)))
+                              : (d + 1 < n && is_ascii_letter(at(&t, d + 1)));
+        if (!anchor) {
+            scan = d + 1;
+            continue;
+        }
+        Py_ssize_t c = d;
+        while (c > 0 && in_run(at(&t, c - 1), versions)) c--;
         Py_UCS4 ch = at(&t, c);
         Py_ssize_t e = -1;
         if (versions) {
-            if (!is_word_or(ch, '.', '.')) {
-                c++;
-                continue;
-            }
             if (ch == 'v' || is_digit(ch)) e = version_at(&t, c);
-        } else {
-            if (!(ch == '/' || ch == '-' || is_word_or(ch, '.', '.'))) {
-                c++;
-                continue;
-            }
-            if (ch == '.' || is_ascii_letter(ch) || (ch >= '0' && ch <= '9')) e = file_at(&t, c);
+        } else if (ch == '.' || is_ascii_letter(ch) || (ch >= '0' && ch <= '9')) {
+            e = file_at(&t, c);
         }
+        Py_ssize_t r = d;
         if (e >= 0) {
             if (add_span(out, c, e) < 0) {
                 Py_DECREF(out);
                 return NULL;
             }
-            c = e;
+            if (e > r) r = e;
         }
-        /* the rest of the run (from c, or from the match end) is refused */
-        while (c < t.n) {
-            Py_UCS4 r = at(&t, c);
-            if (versions ? !is_word_or(r, '.', '.') : !(r == '/' || r == '-' || is_word_or(r, '.', '.')))
-                break;
-            c++;
-        }
+        /* the rest of the run (past the anchor, or past the match) is refused */
+        while (r < n && in_run(at(&t, r), versions)) r++;
+        scan = r > d ? r : d + 1;
     }
     return out;
 }

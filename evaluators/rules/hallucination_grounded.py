@@ -279,6 +279,8 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         while i >= 0:
             stems.append(i)
             i = low.find(stem_, i + 1)
+    if not stems:
+        return  # both forms hold a month stem
     yield from tried_at(_DATE_NAMED_LOW, low, stems)
     yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
 
@@ -298,7 +300,7 @@ def dates(text: str) -> list[DateClaim]:
                     m.end(),
                 )
             )
-    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text):
+    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text) if "-" in text else ():
         mon, day = int(m.group("mon")), int(m.group("day"))
         if 1 <= mon <= 12 and 1 <= day <= 31:
             found.append(DateClaim(int(m.group("year")), mon, day, m.start(), m.end()))
@@ -1166,7 +1168,9 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         if words and words[0] not in low:
             continue  # the key's pattern starts with this literal word
         rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
-        for m in rx.finditer(low):
+        # every match starts where that word does (a key starts with a letter,
+        # so the word is not empty): tried there only, not at every character
+        for m in tried_at(rx, low, _occurrences(low, words[0])) if words else rx.finditer(low):
             pol = _POLARITY.match(low, m.end())
             if pol is None:
                 continue
@@ -1182,6 +1186,16 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
                     f"{key} is {'true' if value else 'false'} in the material",
                 )
                 break
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    """Every offset at which ``word`` (not empty) occurs in ``text``, overlaps included."""
+    found: list[int] = []
+    i = text.find(word)
+    while i >= 0:
+        found.append(i)
+        i = text.find(word, i + 1)
+    return found
 
 
 def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
@@ -1249,6 +1263,8 @@ def _absences(out: str, mat: Material) -> Iterator[Signal]:
     low = out.lower()
     if not _ABSENCE_VERB_SET.present(low):
         return
+    if out.isascii() and "not" not in low and "n't" not in low and "never" not in low:
+        return  # every claim opens with one of them (re.I: exact on ASCII text)
     for m in _ABSENCE_CLAIM.finditer(out):
         terms = {
             _stem(w)

@@ -50,7 +50,7 @@ static inline Py_UCS4 at(const text_t *t, Py_ssize_t i) {
 
 /* Character classes of the first 256 code points, filled at import from the
  * same predicates the other code points use (so the two cannot disagree). */
-enum { C_WORD = 1, C_DIGIT = 2, C_SPACE = 4, C_LETTER = 8, C_PATH = 16 };
+enum { C_WORD = 1, C_DIGIT = 2, C_SPACE = 4, C_LETTER = 8, C_PATH = 16, C_NUMSTART = 32 };
 static unsigned char CLASS[256];
 
 static void fill_classes(void) {
@@ -63,6 +63,7 @@ static void fill_classes(void) {
         if ((k & C_LETTER) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
             c == '/')
             k |= C_PATH;
+        if ((k & C_DIGIT) || c == '$' || c == 0xA3) k |= C_NUMSTART; /* [$€£\d] below 256 */
         CLASS[c] = k;
     }
 }
@@ -249,13 +250,14 @@ static int approx_before(PyObject *text, const text_t *t, Py_ssize_t start, PyOb
             if (wl > w - lo) continue;
             int wk = PyUnicode_KIND(word);
             const void *wd = PyUnicode_DATA(word);
-            Py_ssize_t k = 0;
-            for (; k < wl; k++) {
-                Py_UCS4 ch = at(t, w - wl + k);
+            Py_ssize_t k = wl; /* compared from the end: most words differ there */
+            while (k > 0) {
+                Py_UCS4 ch = at(t, w - wl + k - 1);
                 if (ch >= 'A' && ch <= 'Z') ch += 32;
-                if (ch != PyUnicode_READ(wk, wd, k)) break;
+                if (ch != PyUnicode_READ(wk, wd, k - 1)) break;
+                k--;
             }
-            if (k == wl) return 1;
+            if (k == 0) return 1;
         }
         return 0;
     }
@@ -406,6 +408,11 @@ static PyObject *numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (out == NULL) return NULL;
     Py_ssize_t pos = 0;
     while (pos < t.n) {
+        if (t.kind == PyUnicode_1BYTE_KIND) { /* skip to a possible start by table */
+            const Py_UCS1 *d = (const Py_UCS1 *)t.data;
+            while (pos < t.n && !(CLASS[d[pos]] & C_NUMSTART)) pos++;
+            if (pos >= t.n) break;
+        }
         Py_UCS4 ch = at(&t, pos);
         if (!(is_digit(ch) || is_currency(ch))) {
             pos++;

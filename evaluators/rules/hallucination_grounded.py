@@ -285,8 +285,13 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
     yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
 
 
+_ANY_DIGIT = re.compile(r"\d")
+
+
 def dates(text: str) -> list[DateClaim]:
     found: list[DateClaim] = []
+    if _ANY_DIGIT.search(text) is None:
+        return found  # every form holds a day (or a year) in digits
     for m in _named_date_matches(text):
         day = int(m.group("day"))
         if 1 <= day <= 31 and m.group("mon").lower() in _MONTHS:

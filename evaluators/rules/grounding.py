@@ -291,14 +291,15 @@ def _in_proposal(out: str, start: int, end: int) -> bool:
     return found is not None
 
 
-def _no_proposal_anywhere(out: str) -> bool:
+def _no_proposal_anywhere(out: str, low: str | None = None) -> bool:
     """No sentence of ``out`` can match ``_PROPOSAL``: on ASCII text (where each
     sentence takes the lowered twin) none of its literal alternatives occurs
-    in the lowered output. Other text is left to the per-sentence search,
-    since re.I folds some non-ASCII letters onto ASCII ones."""
+    in the lowered output (``low``, when the caller has it). Other text is
+    left to the per-sentence search, since re.I folds some non-ASCII letters
+    onto ASCII ones."""
     if not out.isascii():
         return False
-    return not _PROPOSAL_SET.present(out.lower())
+    return not _PROPOSAL_SET.present(out.lower() if low is None else low)
 
 
 def _unsupported(loc: str, ground: set[str], long_tails: list[str]) -> bool:
@@ -339,7 +340,8 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             _ground_add(ground, st.input_text)
     claims = extract_claims(ctx.output)
     ungrounded: list[tuple[int, int, str]] = []
-    no_proposal = _no_proposal_anywhere(ctx.output) if claims else True
+    # (the context's lowered output: shared with the other rules that lower it)
+    no_proposal = _no_proposal_anywhere(ctx.output, ctx.output_lower) if claims else True
     long_tails = [t for t in tails if len(t) >= 3]
     # whether a location needs checking reads only the location (an output
     # cites the same one many times): decided once per distinct location

@@ -496,13 +496,30 @@ _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 _ATTRIBUTION_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LITERALS)
 
 
+# The last text lowered and its lowered form, as one tuple (so a reader on
+# another thread sees a matching pair): the signals of one evaluation lower
+# the same output up to seven times.
+_LAST_LOWERED: tuple[str, str] = ("", "")
+
+
+def _lowered(text: str) -> str:
+    """``text.lower()``, remembered for the last text asked (by identity)."""
+    global _LAST_LOWERED
+    last = _LAST_LOWERED
+    if last[0] is text:
+        return last[1]
+    low = text.lower()
+    _LAST_LOWERED = (text, low)
+    return low
+
+
 def _cannot_match(text: str, literals: FamilyMember) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
     agree exactly; other text is left to the pattern itself."""
     if not text.isascii():
         return False
-    return not literals.present(text.lower())
+    return not literals.present(_lowered(text))
 
 
 # Failure evidence in the material, with the reason it counts.
@@ -540,7 +557,7 @@ _FAILURE_EVIDENCE: tuple[tuple[re.Pattern[str], str], ...] = (
 _FAILURE_GATES: tuple[tuple[tuple[str, ...], bool], ...] = (
     (("false",), True),
     (("error",), True),
-    (("fail", "error"), True),
+    ((" fail", " error"), True),
     (("FAILED",), False),
     (("status", "state", "result"), True),
     (("exit", "returncode"), True),
@@ -557,11 +574,13 @@ def _failure_reasons(mat: Material) -> list[str]:
     low = mat.lower
     reasons: list[str] = []
     for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
-        if lowered:
-            if ascii_text and not any(lit in low for lit in literals):
+        if not lowered or ascii_text:
+            hay = low if lowered else text
+            for lit in literals:  # (a loop: a generator per pattern cost more than the test)
+                if lit in hay:
+                    break
+            else:
                 continue
-        elif not any(lit in text for lit in literals):
-            continue
         if rx.search(text):
             reasons.append(why)
     return reasons
@@ -1018,7 +1037,10 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     loose = nums
     if not loose or _cannot_match(out, _ATTRIBUTION_SET):
         return
-    cues = _ATTRIBUTION_LOWER.finditer(out.lower()) if out.isascii() else _ATTRIBUTION.finditer(out)
+    if out.isascii():
+        cues = _ATTRIBUTION_LOWER.finditer(_lowered(out))
+    else:
+        cues = _ATTRIBUTION.finditer(out)
     for cue in cues:
         s, e = _sentence_of(out, cue.start())
         for n in loose:
@@ -1105,7 +1127,7 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     if not reasons:
         return
     if out.isascii():
-        low = out.lower()
+        low = _lowered(out)
         if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low)):
             return
     elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
@@ -1167,7 +1189,7 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         flags.setdefault(key, _BOOL_VALUE[raw_value.lower()])
     if not flags:
         return
-    low = out.lower()
+    low = _lowered(out)
     for key, value in flags.items():
         words = [w for w in re.split(r"[_.\-\s]+", key) if w]
         if words and words[0] not in low:
@@ -1265,7 +1287,7 @@ def _quotes(out: str, mat: Material) -> Iterator[Signal]:
 
 def _absences(out: str, mat: Material) -> Iterator[Signal]:
     """ "The notes don't mention a budget decision" when they do."""
-    low = out.lower()
+    low = _lowered(out)
     if not _ABSENCE_VERB_SET.present(low):
         return
     if out.isascii() and "not" not in low and "n't" not in low and "never" not in low:
@@ -1365,7 +1387,7 @@ _ROLE_WORD_SET = LOWERED_OUTPUT.member(_ROLE_WORDS)  # any of them in one pass
 
 
 def _roles(out: str, mat: Material) -> Iterator[Signal]:
-    low = out.lower()
+    low = _lowered(out)
     if not _ROLE_WORD_SET.present(low):
         return
     for m in _ROLE_CLAIM.finditer(out):
@@ -1396,7 +1418,7 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
     for label, vals in rows.items():
         for v in vals:
             owner.setdefault(v, set()).add(label)
-    low = out.lower()
+    low = _lowered(out)
     label_rx = re.compile(
         r"(?<![\w-])(?:"
         + "|".join(re.escape(k) for k in sorted(rows, key=len, reverse=True))

@@ -153,3 +153,13 @@ def test_the_ascii_literal_gates_hold(text: str) -> None:
         assert "not" in low or "n't" in low or "never" in low
     if hg._BOOL_DEFAULT.search(text):
         assert "(default:" in low
+
+
+@given(st.lists(st.text(max_size=12), min_size=1, max_size=6))
+@settings(max_examples=200, deadline=None)
+def test_lowered_is_str_lower(texts: list[str]) -> None:
+    # the same object twice (a remembered hit), then an equal copy, then the next
+    for text in texts:
+        assert hg._lowered(text) == text.lower()
+        assert hg._lowered(text) == text.lower()
+        assert hg._lowered("".join(list(text))) == text.lower()

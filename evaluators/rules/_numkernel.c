@@ -954,6 +954,90 @@ static PyObject *version_spans(PyObject *self, PyObject *text) {
     return spans(text, 1);
 }
 
+/* -- loose figures (hallucination_grounded._loose) -------------------------
+ *
+ * ``loose(nums, memo, grounds)`` returns what ``_loose_reference`` returns:
+ * the numbers (``Num`` tuples as ``numbers`` builds them) that are not
+ * estimates, not years (no unit, no percent, digits without "." or ",",
+ * value in [1900, 2100]) and not grounded, where ``grounds(n)`` is asked once
+ * per ``(pct, digits, scaled)`` key and remembered in ``memo`` (the
+ * material's ``_grounded``). Only the loop is here: grounding itself stays
+ * in Python.
+ */
+
+static int has_char(PyObject *s, Py_UCS4 ch) {
+    Py_ssize_t r = PyUnicode_FindChar(s, ch, 0, PyUnicode_GET_LENGTH(s), 1);
+    return r == -2 ? -1 : r >= 0;
+}
+
+static PyObject *loose(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) ||
+        !PyCallable_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "loose(nums: list, memo: dict, grounds)");
+        return NULL;
+    }
+    PyObject *nums = args[0], *memo = args[1], *grounds = args[2];
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
+        PyObject *n = PyList_GET_ITEM(nums, i);
+        if (!PyTuple_Check(n) || PyTuple_GET_SIZE(n) != 8 ||
+            !PyFloat_Check(PyTuple_GET_ITEM(n, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(n, 7))) {
+            PyErr_SetString(PyExc_TypeError, "loose: nums must hold Num tuples");
+            goto error;
+        }
+        Py_INCREF(n); /* held across the calls below, which run Python code */
+        PyObject *value = PyTuple_GET_ITEM(n, 0), *scaled = PyTuple_GET_ITEM(n, 1);
+        PyObject *pct = PyTuple_GET_ITEM(n, 2), *unit = PyTuple_GET_ITEM(n, 3);
+        PyObject *approx = PyTuple_GET_ITEM(n, 4), *digits = PyTuple_GET_ITEM(n, 7);
+        int skip = PyObject_IsTrue(approx);
+        if (skip < 0) goto error_n;
+        if (!skip && unit == Py_None) {
+            int is_pct = PyObject_IsTrue(pct);
+            if (is_pct < 0) goto error_n;
+            if (!is_pct) {
+                int dot = has_char(digits, '.'), comma = has_char(digits, ',');
+                if (dot < 0 || comma < 0) goto error_n;
+                double v = PyFloat_AS_DOUBLE(value);
+                skip = !dot && !comma && 1900.0 <= v && v <= 2100.0; /* a year */
+            }
+        }
+        if (!skip) {
+            PyObject *key = PyTuple_Pack(3, pct, digits, scaled);
+            if (key == NULL) goto error_n;
+            PyObject *hit = PyDict_GetItemWithError(memo, key); /* borrowed */
+            if (hit != NULL && hit != Py_None) {
+                Py_INCREF(hit);
+            } else if (PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto error_n;
+            } else {
+                hit = PyObject_CallOneArg(grounds, n);
+                if (hit == NULL || PyDict_SetItem(memo, key, hit) < 0) {
+                    Py_XDECREF(hit);
+                    Py_DECREF(key);
+                    goto error_n;
+                }
+            }
+            Py_DECREF(key);
+            int grounded = PyObject_IsTrue(hit);
+            Py_DECREF(hit);
+            if (grounded < 0) goto error_n;
+            if (!grounded && PyList_Append(out, n) < 0) goto error_n;
+        }
+        Py_DECREF(n);
+        continue;
+    error_n:
+        Py_DECREF(n);
+        goto error;
+    }
+    return out;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"numbers", (PyCFunction)(void (*)(void))numbers, METH_FASTCALL,
      "numbers(text, num_type, unit_words, approx_words) -> list of num_type tuples."},
@@ -961,6 +1045,8 @@ static PyMethodDef methods[] = {
      "locations(text, extensions) -> list of (start, end, location) the text cites."},
     {"ground_add", (PyCFunction)(void (*)(void))ground_add, METH_FASTCALL,
      "ground_add(ground, text, add_token) -> None; adds the text's folded locations."},
+    {"loose", (PyCFunction)(void (*)(void))loose, METH_FASTCALL,
+     "loose(nums, memo, grounds) -> the numbers that are no estimate, year or grounded figure."},
     {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
     {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},

@@ -1470,8 +1470,16 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
 
 def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
     """``[n for n in out_nums if not n.approx and not _is_year(n) and not
-    mat.grounds_once(n)]`` with both tests inlined: an output holds dozens of
-    figures, and two Python calls each were a tenth of the rule."""
+    mat.grounds_once(n)]``: an output holds dozens of figures, and two Python
+    calls each were a tenth of the rule. The compiled loop when it is built
+    (grounding itself stays in Python)."""
+    if _numkernel is not None:
+        return _numkernel.loose(out_nums, mat._grounded, mat.grounds)
+    return _loose_reference(out_nums, mat)
+
+
+def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
+    """:func:`_loose` in pure Python, both tests inlined."""
     memo = mat._grounded
     grounds = mat.grounds
     loose: list[Num] = []

@@ -8,6 +8,7 @@ must equal the plain forms on any material, including the characters that
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,21 @@ def test_loose_equals_the_plain_filter(material: str, output: str) -> None:
     nums = hg.numbers(output)
     plain = [n for n in nums if not n.approx and not hg._is_year(n) and not mat.grounds(n)]
     assert hg._loose(nums, hg.Material.build(material)) == plain
+    assert hg._loose_reference(nums, hg.Material.build(material)) == plain
+
+
+def test_loose_falls_back_and_checks_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    mat = hg.Material.build("Revenue was 12,480 in 2024 and 30 days")
+    nums = hg.numbers("about 14,280 in 2024, 31 days, 12,480 and 7 %")
+    built = hg._loose(nums, mat)
+    assert [n.digits for n in built] == ["31", "7"]  # an estimate, a year, a stated figure out
+    monkeypatch.setattr(hg, "_numkernel", None)
+    assert hg._loose(nums, hg.Material.build("Revenue was 12,480 in 2024 and 30 days")) == built
+    kernel = pytest.importorskip("evaluators.rules._numkernel")
+    with pytest.raises(TypeError):
+        kernel.loose([(1.0,)], {}, mat.grounds)
+    with pytest.raises(TypeError):
+        kernel.loose(nums, [], mat.grounds)
 
 
 def _plain_dates(text: str) -> list[hg.DateClaim]:

@@ -22,10 +22,9 @@ import calendar
 import datetime as _dt
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.linear import LinearMatch, LinearPattern
@@ -342,6 +341,31 @@ def _norm_words(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):
+    """``functools.cached_property`` without its lock: Python 3.11's takes an
+    RLock on every first access, and a Material (one per evaluation, never
+    shared between threads) reads a dozen of them. The value is stored in the
+    instance ``__dict__``, which then shadows this non-data descriptor."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> _T | _once[_T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
 @dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the
@@ -365,19 +389,19 @@ class Material:
         has_source = bool(more.strip()) or (m is not None and bool(source.strip())) or lines >= 3
         return cls(text, f"{source}\n{more}" if more else source, has_source)
 
-    @cached_property
+    @_once
     def lower(self) -> str:
         return self.text.lower()
 
-    @cached_property
+    @_once
     def words(self) -> str:
         return f" {_norm_words(self.text)} "
 
-    @cached_property
+    @_once
     def nums(self) -> list[Num]:
         return numbers(self.text)
 
-    @cached_property
+    @_once
     def values(self) -> list[float]:
         vals: list[float] = []
         for n in self.nums:
@@ -386,15 +410,15 @@ class Material:
                 vals.append(n.scaled)
         return vals
 
-    @cached_property
+    @_once
     def sorted_values(self) -> list[float]:
         return sorted(self.values)
 
-    @cached_property
+    @_once
     def sorted_derived(self) -> list[float]:
         return sorted(self.derived)
 
-    @cached_property
+    @_once
     def derived(self) -> list[float]:
         """Pairwise sums, differences and ratios a correct answer may compute."""
         base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
@@ -409,23 +433,23 @@ class Material:
                     out += [a / b * 100, (b - a) / b * 100]
         return out
 
-    @cached_property
+    @_once
     def units(self) -> set[str]:
         return {n.unit for n in self.nums if n.unit}
 
-    @cached_property
+    @_once
     def dates(self) -> list[DateClaim]:
         return dates(self.text)
 
-    @cached_property
+    @_once
     def times(self) -> list[tuple[int, int, int, int]]:
         return times(self.text)
 
-    @cached_property
+    @_once
     def source_lines(self) -> list[str]:
         return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
 
-    @cached_property
+    @_once
     def _grounded(self) -> dict[tuple[bool, str, float], bool]:
         return {}
 

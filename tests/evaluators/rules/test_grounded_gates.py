@@ -179,3 +179,12 @@ def test_lowered_is_str_lower(texts: list[str]) -> None:
         assert hg._lowered(text) == text.lower()
         assert hg._lowered(text) == text.lower()
         assert hg._lowered("".join(list(text))) == text.lower()
+
+
+def test_material_properties_are_computed_once() -> None:
+    mat = hg.Material.build("User asked: why?\nRevenue was 12,480 on 2026-09-01\n")
+    first = mat.nums
+    assert mat.nums is first and "nums" in mat.__dict__
+    assert [n.digits for n in first] == ["12,480", "2026", "09", "01"]
+    assert isinstance(hg.Material.__dict__["nums"], hg._once)
+    assert hg.Material.nums.__doc__ == hg.Material.__dict__["nums"].func.__doc__

@@ -709,14 +709,61 @@ _BOOL_DEFAULT = re.compile(
 )
 
 
+# What precedes an assignment's ``[:=]``, read on the reversed text from just
+# before it: the spaces, an optional quote, the key's run (maximal, as the
+# possessive run in _BOOL_ASSIGN is).
+_ASSIGN_BEFORE = re.compile(r"\s*\"?([\w.-]+)")
+_ASSIGN_SIGN = re.compile(r"[:=]")
+
+
+class _AssignStarts:
+    r"""``_BOOL_ASSIGN.search(text, pos)``, attempted only where a match can start.
+
+    A match is ``"?`` + a run of ``[\w.-]`` that its lookbehind makes a whole
+    run + ``"?\s*[:=]`` + the value. So it starts at the first character of
+    a run followed by an optional quote, spaces and a ``[:=]``, or at a quote
+    just before such a run; each ``[:=]`` names at most one such run (read
+    backwards from it), and runs between two signs hold no sign. A search
+    from ``pos`` is then the first of those starts at or after ``pos`` where
+    the pattern matches; a quote start before ``pos`` leaves the run start
+    (where the optional quote matches empty, the lookbehind seeing the quote).
+    A start inside a run, or on the spaces before a sign, is refused by the
+    lookbehind or finds no run, as in the plain search."""
+
+    __slots__ = ("_runs", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        runs: list[int] = []  # run starts, ascending (one per sign at most)
+        if ":" in text or "=" in text:
+            n = len(text)
+            rev = text[::-1]
+            for sign in _ASSIGN_SIGN.finditer(text):
+                before = _ASSIGN_BEFORE.match(rev, n - sign.start())
+                if before is not None:
+                    runs.append(n - before.end(1))
+        self._runs = runs
+
+    def search(self, pos: int) -> re.Match[str] | None:
+        text, runs = self._text, self._runs
+        match = _BOOL_ASSIGN.match
+        for i in range(bisect_left(runs, pos), len(runs)):
+            run = runs[i]
+            quoted = run > pos and text[run - 1] == '"'
+            found = match(text, run - 1 if quoted else run)
+            if found is not None:
+                return found
+        return None
+
+
 def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
     """(key, value) of every flag the text sets, form by form, in text order."""
     for m in _BOOL_OBJECT.finditer(text):
         yield m.group("key"), m.group("val")
     pos = 0
+    starts = _AssignStarts(text)
     while (
-        found := (_BOOL_ASSIGN_HERE.match(text, pos) if pos else None)
-        or _BOOL_ASSIGN.search(text, pos)
+        found := (_BOOL_ASSIGN_HERE.match(text, pos) if pos else None) or starts.search(pos)
     ) is not None:
         run = found.group("run")
         first = _KEY_START.search(run)

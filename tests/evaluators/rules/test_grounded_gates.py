@@ -188,3 +188,21 @@ def test_material_properties_are_computed_once() -> None:
     assert [n.digits for n in first] == ["12,480", "2026", "09", "01"]
     assert isinstance(hg.Material.__dict__["nums"], hg._once)
     assert hg.Material.nums.__doc__ == hg.Material.__dict__["nums"].func.__doc__
+
+
+assign_pieces = st.sampled_from(
+    [
+        "a", "Z", "x1", "1", "_", ".", "-", '"', ":", "=", " ", "\n", "\t", "\u2003", "true",
+        "False", "on", "OFF", "enabled", "é", "ſ", "\u212a", "٣", "{", "}", "key.name", "::",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(assign_pieces, max_size=30).map("".join))
+@example('"a" : "true" b= off "c"=on')
+@settings(max_examples=600, deadline=None)
+def test_assign_starts_search_is_the_plain_search(text: str) -> None:
+    starts = hg._AssignStarts(text)
+    for pos in range(len(text) + 1):
+        got, want = starts.search(pos), hg._BOOL_ASSIGN.search(text, pos)
+        assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups()))

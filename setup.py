@@ -5,7 +5,7 @@ installs, and each module falls back to its pure-Python reference (the same
 results, slower). Everything else is in pyproject.toml.
 
 * ``receivers/otlp/_spanscan.c``: reads OTLP spans straight from the bytes.
-* ``evaluators/rules/_numkernel.c``: the grounded-hallucination rule's number scan.
+* ``evaluators/rules/_numkernel.c``: the grounded rules' scans (figures, locations, files).
 """
 
 from setuptools import Extension, setup

@@ -1,6 +1,13 @@
 /*
- * evaluators.rules._numkernel: the number scan of the grounded-hallucination
- * rule, in C.
+ * evaluators.rules._numkernel: the text scans of the grounded rules
+ * (no_hallucination_markers, grounded_in_reads), in C.
+ *
+ * Six functions, each equal to a pure-Python reference that stays the
+ * fallback: ``numbers`` (figures, below), ``locations`` and ``ground_add``
+ * (grounding.py's cited locations and the ground they are checked against),
+ * ``file_spans`` and ``version_spans`` (file names and versions), and
+ * ``loose`` (the loop that drops estimates, years and grounded figures).
+ * Each section below states its contract and why the scan is the pattern's.
  *
  * Why this exists: ``hallucination_grounded.numbers`` reads every figure of
  * the output (and of the material) with a regex match per candidate start,

@@ -1,4 +1,4 @@
-"""Signatures of the compiled number and location scans (``_numkernel.c``)."""
+"""Signatures of the grounded rules' compiled scans (``_numkernel.c``)."""
 
 from collections.abc import Callable
 from typing import Any

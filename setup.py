@@ -7,6 +7,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``receivers/otlp/_spanscan.c``: reads OTLP spans straight from the bytes.
 * ``evaluators/lexical/_lexkernel.c``: the sentence splitter and tokenisers.
 * ``evaluators/text/_scankernel.c``: the detectors' literal scans (gates and start places).
+* ``evaluators/rules/_numkernel.c``: the grounded rules' scans (figures, locations, files).
 """
 
 from setuptools import Extension, setup
@@ -21,5 +22,6 @@ setup(
         _ext("receivers.otlp._spanscan", "receivers/otlp/_spanscan.c"),
         _ext("evaluators.lexical._lexkernel", "evaluators/lexical/_lexkernel.c"),
         _ext("evaluators.text._scankernel", "evaluators/text/_scankernel.c"),
+        _ext("evaluators.rules._numkernel", "evaluators/rules/_numkernel.c"),
     ]
 )

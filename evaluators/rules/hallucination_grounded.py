@@ -22,10 +22,9 @@ import calendar
 import datetime as _dt
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.linear import LinearMatch, LinearPattern
@@ -140,8 +139,27 @@ def _num_matches(text: str) -> Iterator[re.Match[str]]:
     return _NUM_STARTS.finditer(_NUM_UNIT, text)
 
 
+# The compiled number scan (evaluators/rules/_numkernel.c); absent when the
+# package was installed without a C compiler, and then the reference below
+# runs instead, with the same numbers.
+try:
+    from evaluators.rules import _numkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _numkernel = None  # type: ignore[assignment]
+
+
 def numbers(text: str) -> list[Num]:
-    """Every number in ``text`` with the unit word that follows it (if known)."""
+    """Every number in ``text`` with the unit word that follows it (if known).
+
+    The compiled scan when it is built: one pass over the characters instead
+    of a regex match per candidate start (the rule's costliest step)."""
+    if _numkernel is not None:
+        return _numkernel.numbers(text, Num, _UNIT_WORDS, _APPROX_WORDS)
+    return _numbers_reference(text)
+
+
+def _numbers_reference(text: str) -> list[Num]:
+    """:func:`numbers` in pure Python: the reference the C scan must equal."""
     out: list[Num] = []
     append = out.append
     new_num = tuple.__new__  # what Num(...) does, without its Python frame
@@ -260,12 +278,19 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         while i >= 0:
             stems.append(i)
             i = low.find(stem_, i + 1)
+    if not stems:
+        return  # both forms hold a month stem
     yield from tried_at(_DATE_NAMED_LOW, low, stems)
     yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
 
 
+_ANY_DIGIT = re.compile(r"\d")
+
+
 def dates(text: str) -> list[DateClaim]:
     found: list[DateClaim] = []
+    if _ANY_DIGIT.search(text) is None:
+        return found  # every form holds a day (or a year) in digits
     for m in _named_date_matches(text):
         day = int(m.group("day"))
         if 1 <= day <= 31 and m.group("mon").lower() in _MONTHS:
@@ -279,7 +304,7 @@ def dates(text: str) -> list[DateClaim]:
                     m.end(),
                 )
             )
-    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text):
+    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text) if "-" in text else ():
         mon, day = int(m.group("mon")), int(m.group("day"))
         if 1 <= mon <= 12 and 1 <= day <= 31:
             found.append(DateClaim(int(m.group("year")), mon, day, m.start(), m.end()))
@@ -316,6 +341,31 @@ def _norm_words(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):
+    """``functools.cached_property`` without its lock: Python 3.11's takes an
+    RLock on every first access, and a Material (one per evaluation, never
+    shared between threads) reads a dozen of them. The value is stored in the
+    instance ``__dict__``, which then shadows this non-data descriptor."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> _T | _once[_T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
 @dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the
@@ -339,19 +389,19 @@ class Material:
         has_source = bool(more.strip()) or (m is not None and bool(source.strip())) or lines >= 3
         return cls(text, f"{source}\n{more}" if more else source, has_source)
 
-    @cached_property
+    @_once
     def lower(self) -> str:
         return self.text.lower()
 
-    @cached_property
+    @_once
     def words(self) -> str:
         return f" {_norm_words(self.text)} "
 
-    @cached_property
+    @_once
     def nums(self) -> list[Num]:
         return numbers(self.text)
 
-    @cached_property
+    @_once
     def values(self) -> list[float]:
         vals: list[float] = []
         for n in self.nums:
@@ -360,15 +410,15 @@ class Material:
                 vals.append(n.scaled)
         return vals
 
-    @cached_property
+    @_once
     def sorted_values(self) -> list[float]:
         return sorted(self.values)
 
-    @cached_property
+    @_once
     def sorted_derived(self) -> list[float]:
         return sorted(self.derived)
 
-    @cached_property
+    @_once
     def derived(self) -> list[float]:
         """Pairwise sums, differences and ratios a correct answer may compute."""
         base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
@@ -383,23 +433,23 @@ class Material:
                     out += [a / b * 100, (b - a) / b * 100]
         return out
 
-    @cached_property
+    @_once
     def units(self) -> set[str]:
         return {n.unit for n in self.nums if n.unit}
 
-    @cached_property
+    @_once
     def dates(self) -> list[DateClaim]:
         return dates(self.text)
 
-    @cached_property
+    @_once
     def times(self) -> list[tuple[int, int, int, int]]:
         return times(self.text)
 
-    @cached_property
+    @_once
     def source_lines(self) -> list[str]:
         return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
 
-    @cached_property
+    @_once
     def _grounded(self) -> dict[tuple[bool, str, float], bool]:
         return {}
 
@@ -470,13 +520,30 @@ _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 _ATTRIBUTION_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LITERALS)
 
 
+# The last text lowered and its lowered form, as one tuple (so a reader on
+# another thread sees a matching pair): the signals of one evaluation lower
+# the same output up to seven times.
+_LAST_LOWERED: tuple[str, str] = ("", "")
+
+
+def _lowered(text: str) -> str:
+    """``text.lower()``, remembered for the last text asked (by identity)."""
+    global _LAST_LOWERED
+    last = _LAST_LOWERED
+    if last[0] is text:
+        return last[1]
+    low = text.lower()
+    _LAST_LOWERED = (text, low)
+    return low
+
+
 def _cannot_match(text: str, literals: FamilyMember) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
     agree exactly; other text is left to the pattern itself."""
     if not text.isascii():
         return False
-    return not literals.present(text.lower())
+    return not literals.present(_lowered(text))
 
 
 # Failure evidence in the material, with the reason it counts.
@@ -505,6 +572,44 @@ _FAILURE_EVIDENCE: tuple[tuple[re.Pattern[str], str], ...] = (
         "server errors (5xx) in the log",
     ),
 )
+# For each _FAILURE_EVIDENCE pattern, literals one of which every match of
+# it holds, and whether they are lowered (the re.I patterns: decided on the
+# lowered text only when it is ASCII, where re.I and str.lower agree) or
+# exact (the case-sensitive patterns: decided on any text). Each pattern
+# opens with ``\b`` or an optional quote, so a search runs the matcher at
+# every character; a literal test skips the ones that cannot match.
+_FAILURE_GATES: tuple[tuple[tuple[str, ...], bool], ...] = (
+    (("false",), True),
+    (("error",), True),
+    ((" fail", " error"), True),
+    (("FAILED",), False),
+    (("status", "state", "result"), True),
+    (("exit", "returncode"), True),
+    (("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "HTTP/", "→"), False),
+)
+assert len(_FAILURE_GATES) == len(_FAILURE_EVIDENCE)
+
+
+def _failure_reasons(mat: Material) -> list[str]:
+    """``[why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]``,
+    searching only where the pattern's literals occur."""
+    text = mat.text
+    ascii_text = text.isascii()
+    low = mat.lower
+    reasons: list[str] = []
+    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
+        if not lowered or ascii_text:
+            hay = low if lowered else text
+            for lit in literals:  # (a loop: a generator per pattern cost more than the test)
+                if lit in hay:
+                    break
+            else:
+                continue
+        if rx.search(text):
+            reasons.append(why)
+    return reasons
+
+
 # Literals at least one of which every failure-evidence pattern needs: a
 # cheap gate before the regexes run.
 _FAILURE_HINTS: tuple[str, ...] = (
@@ -604,14 +709,61 @@ _BOOL_DEFAULT = re.compile(
 )
 
 
+# What precedes an assignment's ``[:=]``, read on the reversed text from just
+# before it: the spaces, an optional quote, the key's run (maximal, as the
+# possessive run in _BOOL_ASSIGN is).
+_ASSIGN_BEFORE = re.compile(r"\s*\"?([\w.-]+)")
+_ASSIGN_SIGN = re.compile(r"[:=]")
+
+
+class _AssignStarts:
+    r"""``_BOOL_ASSIGN.search(text, pos)``, attempted only where a match can start.
+
+    A match is ``"?`` + a run of ``[\w.-]`` that its lookbehind makes a whole
+    run + ``"?\s*[:=]`` + the value. So it starts at the first character of
+    a run followed by an optional quote, spaces and a ``[:=]``, or at a quote
+    just before such a run; each ``[:=]`` names at most one such run (read
+    backwards from it), and runs between two signs hold no sign. A search
+    from ``pos`` is then the first of those starts at or after ``pos`` where
+    the pattern matches; a quote start before ``pos`` leaves the run start
+    (where the optional quote matches empty, the lookbehind seeing the quote).
+    A start inside a run, or on the spaces before a sign, is refused by the
+    lookbehind or finds no run, as in the plain search."""
+
+    __slots__ = ("_runs", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        runs: list[int] = []  # run starts, ascending (one per sign at most)
+        if ":" in text or "=" in text:
+            n = len(text)
+            rev = text[::-1]
+            for sign in _ASSIGN_SIGN.finditer(text):
+                before = _ASSIGN_BEFORE.match(rev, n - sign.start())
+                if before is not None:
+                    runs.append(n - before.end(1))
+        self._runs = runs
+
+    def search(self, pos: int) -> re.Match[str] | None:
+        text, runs = self._text, self._runs
+        match = _BOOL_ASSIGN.match
+        for i in range(bisect_left(runs, pos), len(runs)):
+            run = runs[i]
+            quoted = run > pos and text[run - 1] == '"'
+            found = match(text, run - 1 if quoted else run)
+            if found is not None:
+                return found
+        return None
+
+
 def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
     """(key, value) of every flag the text sets, form by form, in text order."""
     for m in _BOOL_OBJECT.finditer(text):
         yield m.group("key"), m.group("val")
     pos = 0
+    starts = _AssignStarts(text)
     while (
-        found := (_BOOL_ASSIGN_HERE.match(text, pos) if pos else None)
-        or _BOOL_ASSIGN.search(text, pos)
+        found := (_BOOL_ASSIGN_HERE.match(text, pos) if pos else None) or starts.search(pos)
     ) is not None:
         run = found.group("run")
         first = _KEY_START.search(run)
@@ -622,8 +774,11 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
             continue
         yield run[first.start() :], found.group("val")
         pos = found.end()
-    for m in _BOOL_DEFAULT.finditer(text):
-        yield m.group("key"), m.group("val")
+    # every match holds "(default:" (re.I: on ASCII text, exactly when the
+    # lowered text does); the search runs the matcher at every character
+    if not text.isascii() or "(default:" in text.lower():
+        for m in _BOOL_DEFAULT.finditer(text):
+            yield m.group("key"), m.group("val")
 
 
 _BOOL_VALUE = {
@@ -806,6 +961,21 @@ def _file_matches(text: str) -> Iterator[re.Match[str]]:
     return anchored_finditer(_FILE_TOKEN, _DOT_LETTER, text, _FILE_RUN)
 
 
+def _version_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``_version_matches`` match: the compiled scan
+    when it is built (one pass instead of a regex attempt per anchor)."""
+    if _numkernel is not None:
+        return _numkernel.version_spans(text)
+    return [m.span() for m in _version_matches(text)]
+
+
+def _file_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``_file_matches`` match (the compiled scan when built)."""
+    if _numkernel is not None:
+        return _numkernel.file_spans(text)
+    return [m.span() for m in _file_matches(text)]
+
+
 # Both run by RE2 (``LinearPattern``): from every line start of a long blank
 # stretch ``re`` re-scanned the rest of it, quadratic in its length.
 _TABLE_CSV = LinearPattern(
@@ -884,12 +1054,11 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
     """A figure in a unit the material also measures in, with a value the
     material never gives in any unit or derivation (90 days where the policy
     says 30 and 14 days)."""
+    units = mat.units
     for n in nums:
-        if n.unit is None:
-            continue
+        if n.unit is None or n.unit not in units:
+            continue  # (the material measures nothing in this unit)
         same = [s for s in mat.nums if s.unit == n.unit]
-        if not same:
-            continue
         if n.unit in _TIME_UNITS and _converts(n, mat):
             continue
         shown = ", ".join(sorted({s.digits + ("%" if s.pct else "") for s in same})[:3])
@@ -939,7 +1108,10 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     loose = nums
     if not loose or _cannot_match(out, _ATTRIBUTION_SET):
         return
-    cues = _ATTRIBUTION_LOWER.finditer(out.lower()) if out.isascii() else _ATTRIBUTION.finditer(out)
+    if out.isascii():
+        cues = _ATTRIBUTION_LOWER.finditer(_lowered(out))
+    else:
+        cues = _ATTRIBUTION.finditer(out)
     for cue in cues:
         s, e = _sentence_of(out, cue.start())
         for n in loose:
@@ -1022,11 +1194,11 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not any(k in mat.lower for k in _FAILURE_HINTS):
         return
-    reasons = [why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]
+    reasons = _failure_reasons(mat)
     if not reasons:
         return
     if out.isascii():
-        low = out.lower()
+        low = _lowered(out)
         if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low)):
             return
     elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
@@ -1088,13 +1260,15 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         flags.setdefault(key, _BOOL_VALUE[raw_value.lower()])
     if not flags:
         return
-    low = out.lower()
+    low = _lowered(out)
     for key, value in flags.items():
         words = [w for w in re.split(r"[_.\-\s]+", key) if w]
         if words and words[0] not in low:
             continue  # the key's pattern starts with this literal word
         rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
-        for m in rx.finditer(low):
+        # every match starts where that word does (a key starts with a letter,
+        # so the word is not empty): tried there only, not at every character
+        for m in tried_at(rx, low, _occurrences(low, words[0])) if words else rx.finditer(low):
             pol = _POLARITY.match(low, m.end())
             if pol is None:
                 continue
@@ -1110,6 +1284,16 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
                     f"{key} is {'true' if value else 'false'} in the material",
                 )
                 break
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    """Every offset at which ``word`` (not empty) occurs in ``text``, overlaps included."""
+    found: list[int] = []
+    i = text.find(word)
+    while i >= 0:
+        found.append(i)
+        i = text.find(word, i + 1)
+    return found
 
 
 def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
@@ -1174,9 +1358,11 @@ def _quotes(out: str, mat: Material) -> Iterator[Signal]:
 
 def _absences(out: str, mat: Material) -> Iterator[Signal]:
     """ "The notes don't mention a budget decision" when they do."""
-    low = out.lower()
+    low = _lowered(out)
     if not _ABSENCE_VERB_SET.present(low):
         return
+    if out.isascii() and "not" not in low and "n't" not in low and "never" not in low:
+        return  # every claim opens with one of them (re.I: exact on ASCII text)
     for m in _ABSENCE_CLAIM.finditer(out):
         terms = {
             _stem(w)
@@ -1225,14 +1411,14 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     """Versions absent from the material, or a package put on a major the
     material pins differently (React 18 where package.json pins 17.0.2)."""
     src_low = mat.lower
-    for m in _version_matches(out):
-        v = m.group(0).lower()
-        if v.lstrip("v") not in src_low:
+    for start, end in _version_spans(out):
+        written = out[start:end]
+        if written.lower().lstrip("v") not in src_low:
             yield (
                 "version_not_in_material",
-                m.start(),
-                m.end(),
-                f"{m.group(0)} appears nowhere in the material",
+                start,
+                end,
+                f"{written} appears nowhere in the material",
             )
     bound: dict[str, set[str]] = {}
     if not _DIGIT_DOT_DIGIT.search(mat.text):
@@ -1272,7 +1458,7 @@ _ROLE_WORD_SET = LOWERED_OUTPUT.member(_ROLE_WORDS)  # any of them in one pass
 
 
 def _roles(out: str, mat: Material) -> Iterator[Signal]:
-    low = out.lower()
+    low = _lowered(out)
     if not _ROLE_WORD_SET.present(low):
         return
     for m in _ROLE_CLAIM.finditer(out):
@@ -1289,7 +1475,10 @@ def _roles(out: str, mat: Material) -> Iterator[Signal]:
 def _rows(out: str, mat: Material) -> Iterator[Signal]:
     """A row label given another row's figure (Berlin at Austin's 214)."""
     rows: dict[str, set[float]] = {}
-    for rx in (_TABLE_CSV, _TABLE_PIPE):
+    # a CSV row holds a comma and a pipe row a pipe: skip a scan that cannot match
+    for rx, sep in ((_TABLE_CSV, ","), (_TABLE_PIPE, "|")):
+        if sep not in mat.source:
+            continue
         for row in rx.finditer(mat.source):
             vals = {n.value for n in numbers(row.group("rest"))}
             if vals:
@@ -1300,7 +1489,7 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
     for label, vals in rows.items():
         for v in vals:
             owner.setdefault(v, set()).add(label)
-    low = out.lower()
+    low = _lowered(out)
     label_rx = re.compile(
         r"(?<![\w-])(?:"
         + "|".join(re.escape(k) for k in sorted(rows, key=len, reverse=True))
@@ -1328,25 +1517,62 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
 def _files(out: str, mat: Material) -> Iterator[Signal]:
     """A file the material's listing lacks while it lists its siblings
     (``.env.production`` beside ``.env.development`` and ``.env.test``)."""
-    present = {m.group("f").lower() for m in _file_matches(mat.text)}
+    text = mat.text
+    present = {text[s:e].lower() for s, e in _file_spans(text)}
     if not present:
         return
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
-    for m in _file_matches(out):
-        f = m.group("f").lower()
+    for start, end in _file_spans(out):
+        written = out[start:end]
+        f = written.lower()
         if f in present:
             continue
         siblings = stems.get(f.rsplit(".", 1)[0], set())
         if siblings:
             yield (
                 "file_not_in_material",
-                m.start(),
-                m.end(),
-                f"{m.group('f')} is not in the material, which lists "
-                f"{', '.join(sorted(siblings)[:3])}",
+                start,
+                end,
+                f"{written} is not in the material, which lists {', '.join(sorted(siblings)[:3])}",
             )
+
+
+def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
+    """``[n for n in out_nums if not n.approx and not _is_year(n) and not
+    mat.grounds_once(n)]``: an output holds dozens of figures, and two Python
+    calls each were a tenth of the rule. The compiled loop when it is built
+    (grounding itself stays in Python)."""
+    if _numkernel is not None:
+        return _numkernel.loose(out_nums, mat._grounded, mat.grounds)
+    return _loose_reference(out_nums, mat)
+
+
+def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
+    """:func:`_loose` in pure Python, both tests inlined."""
+    memo = mat._grounded
+    grounds = mat.grounds
+    loose: list[Num] = []
+    for n in out_nums:
+        value, scaled, pct, unit, approx, _, _, digits = n
+        if approx:
+            continue
+        if (
+            unit is None
+            and not pct
+            and "." not in digits
+            and "," not in digits
+            and 1900 <= value <= 2100
+        ):
+            continue  # _is_year(n)
+        key = (pct, digits, scaled)  # grounds_once(n)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = grounds(n)
+        if not hit:
+            loose.append(n)
+    return loose
 
 
 def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Signal]:
@@ -1358,7 +1584,7 @@ def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Sig
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
     out_nums = numbers(out)
-    nums = [n for n in out_nums if not n.approx and not _is_year(n) and not mat.grounds_once(n)]
+    nums = _loose(out_nums, mat)
     years = {d.year for d in mat.dates if d.year}
     year_hint = next(iter(years)) if len(years) == 1 else None
     found: list[Signal] = []

@@ -5,6 +5,7 @@ installs, and each module falls back to its pure-Python reference (the same
 results, slower). Everything else is in pyproject.toml.
 
 * ``receivers/otlp/_spanscan.c``: reads OTLP spans straight from the bytes.
+* ``evaluators/detectors/_piikernel.c``: the no_pii detector's candidate scans.
 """
 
 from setuptools import Extension, setup
@@ -17,5 +18,6 @@ def _ext(name: str, source: str) -> Extension:
 setup(
     ext_modules=[
         _ext("receivers.otlp._spanscan", "receivers/otlp/_spanscan.c"),
+        _ext("evaluators.detectors._piikernel", "evaluators/detectors/_piikernel.c"),
     ]
 )

@@ -27,6 +27,8 @@
  * ipv4(t) -> list[tuple[int, int]]
  *     personal._ipv4_spans: the spans of personal._IPV4_RE.finditer(t), less
  *     those find_ips certainly rejects before its address checks.
+ * ipv6_gates(t) -> list[int]
+ *     starts of personal._IPV6_GATE_RE.finditer(t).
  * iban_starts(t) -> list[int]
  *     personal._iban_starts.
  * five_digit_starts(t) -> list[int]
@@ -36,6 +38,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define RD(i) PyUnicode_READ(kind, data, (i))
@@ -82,9 +85,29 @@ static inline int is_sep(Py_UCS4 c) {
 
 /* The first \d at or after ``i`` (``n`` if none). Digits are rare in prose, so
  * this loop's branch is predictable; the scans below start from digits. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Whether one of the eight bytes of ``x`` is an ASCII digit: per byte b < 128,
+ * (127 + ':' - b) has its high bit set exactly when b < ':' and (b + 127 - '/')
+ * exactly when b > '/', neither carrying into the next byte; ~x drops the
+ * bytes >= 128. */
+static inline int has_digit8(uint64_t x) {
+    uint64_t low = x & (ONES * 127);
+    return ((ONES * (127 + ':') - low) & ~x & (low + ONES * (127 - '/')) & HIGHS) != 0;
+}
+
 KERNEL Py_ssize_t next_digit(const void *data, int kind, Py_ssize_t i, Py_ssize_t n) {
     if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *d = (const Py_UCS1 *)data;
+        /* eight bytes at a time while none is a digit */
+        while (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, d + i, 8);
+            if (has_digit8(x))
+                break;
+            i += 8;
+        }
         while (i < n && (Py_UCS1)(d[i] - '0') > 9)
             i++;
         return i;
@@ -94,14 +117,14 @@ KERNEL Py_ssize_t next_digit(const void *data, int kind, Py_ssize_t i, Py_ssize_
     return i;
 }
 
-/* The first '@' at or after ``i`` (``n`` if none). */
-KERNEL Py_ssize_t next_at(const void *data, int kind, Py_ssize_t i, Py_ssize_t n) {
+/* The first ``ch`` (ASCII) at or after ``i`` (``n`` if none). */
+KERNEL Py_ssize_t next_char(const void *data, int kind, Py_ssize_t i, Py_ssize_t n, char ch) {
     if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *d = (const Py_UCS1 *)data;
-        const void *hit = i < n ? memchr(d + i, '@', (size_t)(n - i)) : NULL;
+        const void *hit = i < n ? memchr(d + i, ch, (size_t)(n - i)) : NULL;
         return hit == NULL ? n : (const Py_UCS1 *)hit - d;
     }
-    while (i < n && RD(i) != '@')
+    while (i < n && RD(i) != (Py_UCS4)ch)
         i++;
     return i;
 }
@@ -158,7 +181,8 @@ static int overflow(void) {
 
 KERNEL int emails_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
     char lbuf[LOCAL_BUF], dbuf[DOMAIN_BUF];
-    for (Py_ssize_t at = next_at(data, kind, 0, n); at < n; at = next_at(data, kind, at + 1, n)) {
+    for (Py_ssize_t at = next_char(data, kind, 0, n, '@'); at < n;
+         at = next_char(data, kind, at + 1, n, '@')) {
         Py_ssize_t left_end = at;
         if (at >= 2 && RD(at - 1) == ' ' && is_local(RD(at - 2)))
             left_end = at - 1;
@@ -580,6 +604,55 @@ static PyObject *ipv4(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* --- IPv6 gates ----------------------------------------------------------------------------- */
+
+static inline int is_hex(Py_UCS4 c) { return is_adigit(c) || (c >= 'a' && c <= 'f'); }
+
+/* Starts of personal._IPV6_GATE_RE (:[0-9a-f]{0,4}:) matches, left to right
+ * without overlap: a colon, at most four hex digits (a fifth one would leave
+ * no colon after any shorter count), then a colon, which the match consumes. */
+KERNEL int gates6_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
+    Py_ssize_t i = next_char(data, kind, 0, n, ':');
+    while (i < n) {
+        Py_ssize_t k = 0;
+        while (k < 5 && i + 1 + k < n && is_hex(RD(i + 1 + k)))
+            k++;
+        Py_ssize_t close = i + 1 + k;
+        if (k <= 4 && close < n && RD(close) == ':') {
+            if (append_new(out, PyLong_FromSsize_t(i)) < 0)
+                return -1;
+            i = next_char(data, kind, close + 1, n, ':');
+        } else {
+            i = next_char(data, kind, i + 1, n, ':');
+        }
+    }
+    return 0;
+}
+
+static PyObject *ipv6_gates(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "ipv6_gates() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(arg), rc;
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    BY_KIND(gates6_impl(data, PyUnicode_1BYTE_KIND, n, out),
+            gates6_impl(data, PyUnicode_2BYTE_KIND, n, out),
+            gates6_impl(data, PyUnicode_4BYTE_KIND, n, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* --- IBAN starts and five-digit starts ----------------------------------------------------- */
 
 /* (?<![a-z0-9])[a-z]{2}\d\d(?=[a-z0-9 ]{11}) */
@@ -808,6 +881,8 @@ static PyMethodDef methods[] = {
     {"ipv4", ipv4, METH_O,
      "ipv4(t) -> [(start, end)]: the spans of personal._IPV4_RE.finditer(t) that find_ips "
      "may accept."},
+    {"ipv6_gates", ipv6_gates, METH_O,
+     "ipv6_gates(t) -> [int]: the starts of personal._IPV6_GATE_RE.finditer(t)."},
     {"iban_starts", iban_starts, METH_O, "iban_starts(t) -> [int]: personal._iban_starts(t)."},
     {"five_digit_starts", five_digit_starts, METH_O,
      "five_digit_starts(t) -> [int]: the starts of personal._FIVE_DIGITS_RE.finditer(t)."},

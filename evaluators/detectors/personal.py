@@ -614,7 +614,10 @@ def find_ips(t: str) -> list[Candidate]:
         if not ip.is_global or str(ip) in _PUBLIC_RESOLVERS:
             continue
         out.append(Candidate("ip_address", PII, start, end, "public IPv4 address", 12))
-    gates = [g.start() for g in _IPV6_GATE_RE.finditer(t)]
+    if _piikernel is not None:
+        gates = _piikernel.ipv6_gates(t)
+    else:
+        gates = [g.start() for g in _IPV6_GATE_RE.finditer(t)]
     for m in windowed_finditer(_IPV6_RE, t, gates, _IPV6_WIDTH, pad=6) if gates else ():
         text = m.group()
         hexdigits = sum(c != ":" for c in text)

@@ -68,6 +68,11 @@ _FRAGMENTS = [
     "+44 20 7946 0000",
     "4716 3402 8851 9272",
     "123-45-6789",
+    "2001:db8::1",
+    "2a00:1450:4001:82a::200e",
+    "fe80:",
+    "::",
+    ":abcde:",
     *secrets.GATE_LITERALS,
     *personal.GATE_LITERALS,
 ]
@@ -84,6 +89,7 @@ def _assert_scans_agree(t: str) -> None:
     assert [span for span in personal._ipv4_spans(t) if span in ipv4] == ipv4
     assert personal._ipv4_spans(t) == [m.span() for m in personal._IPV4_RE.finditer(t)]
     assert kernel.iban_starts(t) == list(personal._iban_starts(t))
+    assert kernel.ipv6_gates(t) == [m.start() for m in personal._IPV6_GATE_RE.finditer(t)]
     assert kernel.five_digit_starts(t) == [m.start() for m in personal._FIVE_DIGITS_RE.finditer(t)]
     assert kernel.present(t, personal.GATE_LITERALS) == personal._CUE_GATES.present(t)
     assert kernel.present(t, secrets.GATE_LITERALS) == frozenset(

@@ -33,6 +33,8 @@
  *     personal._iban_starts.
  * five_digit_starts(t) -> list[int]
  *     starts of personal._FIVE_DIGITS_RE.finditer(t).
+ * scan(t, min_digits) -> tuple of the six lists above
+ *     (emails, numbers, iban_starts, ipv4, ipv6_gates, five_digit_starts), in one call.
  * present(t, literals) -> frozenset[str]
  *     the literals that occur in t (``lit in t`` for each).
  */
@@ -743,6 +745,53 @@ static PyObject *five_digit_starts(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* --- all scans at once ------------------------------------------------------------------- */
+
+KERNEL int scan_impl(const void *data, int kind, Py_ssize_t n, Py_ssize_t min_digits,
+                     PyObject **lists) {
+    if (emails_impl(data, kind, n, lists[0]) < 0 ||
+        numbers_impl(data, kind, n, min_digits, lists[1]) < 0 ||
+        iban_impl(data, kind, n, lists[2]) < 0 || ipv4_impl(data, kind, n, lists[3]) < 0 ||
+        gates6_impl(data, kind, n, lists[4]) < 0 || fives_impl(data, kind, n, lists[5]) < 0)
+        return -1;
+    return 0;
+}
+
+#define SCAN_LISTS 6
+
+static PyObject *scan(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *t;
+    Py_ssize_t min_digits;
+    if (!PyArg_ParseTuple(args, "Un:scan", &t, &min_digits))
+        return NULL;
+    if (PyUnicode_READY(t) < 0)
+        return NULL;
+    PyObject *out = PyTuple_New(SCAN_LISTS);
+    if (out == NULL)
+        return NULL;
+    PyObject *lists[SCAN_LISTS];
+    for (int k = 0; k < SCAN_LISTS; k++) {
+        lists[k] = PyList_New(0);
+        if (lists[k] == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, k, lists[k]); /* the tuple owns it; lists[k] is borrowed */
+    }
+    int kind = PyUnicode_KIND(t), rc;
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    BY_KIND(scan_impl(data, PyUnicode_1BYTE_KIND, n, min_digits, lists),
+            scan_impl(data, PyUnicode_2BYTE_KIND, n, min_digits, lists),
+            scan_impl(data, PyUnicode_4BYTE_KIND, n, min_digits, lists));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* --- literal presence ---------------------------------------------------------------------- */
 
 #define MAX_LITERALS 256
@@ -886,6 +935,9 @@ static PyMethodDef methods[] = {
     {"iban_starts", iban_starts, METH_O, "iban_starts(t) -> [int]: personal._iban_starts(t)."},
     {"five_digit_starts", five_digit_starts, METH_O,
      "five_digit_starts(t) -> [int]: the starts of personal._FIVE_DIGITS_RE.finditer(t)."},
+    {"scan", scan, METH_VARARGS,
+     "scan(t, min_digits) -> (emails(t), numbers(t, min_digits), iban_starts(t), ipv4(t), "
+     "ipv6_gates(t), five_digit_starts(t)), from one call."},
     {"present", present, METH_VARARGS,
      "present(t, literals) -> frozenset: the literals (non-empty ASCII) that occur in t."},
     {NULL, NULL, 0, NULL},

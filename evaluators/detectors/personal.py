@@ -115,7 +115,11 @@ def find_emails(t: str) -> list[Candidate]:
     """Addresses around each '@'; one space on either side of '@' or inside the
     domain is bridged, since a reader still sees the address. Reserved
     domains and role mailboxes are not personal data."""
-    shapes = _piikernel.emails(t) if _piikernel is not None else _email_shapes(t)
+    return _emails_from(_piikernel.emails(t) if _piikernel is not None else _email_shapes(t))
+
+
+def _emails_from(shapes: list[tuple[int, int, str, str]]) -> list[Candidate]:
+    """The candidates among ``_email_shapes`` results."""
     return [
         Candidate("email", PII, ls, de, "email address", 20)
         for ls, de, local, domain in shapes
@@ -348,11 +352,14 @@ ClusterSpans = tuple[str, list[tuple[int, int, int]]]
 
 def find_numbers(t: str) -> list[Candidate]:
     """Phones, SSNs and card numbers from digit clusters."""
-    out: list[Candidate] = []
     if _piikernel is not None:
-        clusters = _piikernel.numbers(t, _MIN_SHAPE_DIGITS)
-    else:
-        clusters = _number_clusters(t, _MIN_SHAPE_DIGITS)
+        return _numbers_from(t, _piikernel.numbers(t, _MIN_SHAPE_DIGITS))
+    return _numbers_from(t, _number_clusters(t, _MIN_SHAPE_DIGITS))
+
+
+def _numbers_from(t: str, clusters: list[ClusterSpans]) -> list[Candidate]:
+    """The phones, SSNs and cards among ``_number_clusters`` results."""
+    out: list[Candidate] = []
     for pfx, spans in clusters:
         groups = [_Group(s, e, t[s:e], t[ss:s]) for s, e, ss in spans]
         _classify_groups(t, pfx, groups, out)
@@ -528,9 +535,13 @@ def _iban_starts(t: str) -> Iterator[int]:
 
 def find_ibans(t: str) -> list[Candidate]:
     """Country-aware IBANs (length table + mod-97), written solid or in groups of four."""
+    return _ibans_from(t, _piikernel.iban_starts(t) if _piikernel is not None else _iban_starts(t))
+
+
+def _ibans_from(t: str, starts: Iterable[int]) -> list[Candidate]:
+    """The IBANs starting at ``_iban_starts`` places."""
     out: list[Candidate] = []
     n = len(t)
-    starts = _piikernel.iban_starts(t) if _piikernel is not None else _iban_starts(t)
     for start in starts:
         cc = t[start : start + 2].upper()
         want = _IBAN_LENGTHS.get(cc)
@@ -588,8 +599,14 @@ def _ipv4_spans(t: str) -> list[tuple[int, int]]:
 
 def find_ips(t: str) -> list[Candidate]:
     """Public IPv4 and IPv6 addresses; private, reserved and documentation ranges pass."""
+    if _piikernel is not None:
+        return _ips_from(t, _piikernel.ipv4(t), _piikernel.ipv6_gates(t))
+    return _ips_from(t, _ipv4_spans(t), [g.start() for g in _IPV6_GATE_RE.finditer(t)])
+
+
+def _ips_from(t: str, spans: list[tuple[int, int]], gates: list[int]) -> list[Candidate]:
+    """The public addresses among IPv4 matches ``spans`` and IPv6 matches around ``gates``."""
     out: list[Candidate] = []
-    spans = _piikernel.ipv4(t) if _piikernel is not None else _ipv4_spans(t)
     for start, end in spans:
         matched = t[start:end]
         text = matched.replace(" ", "")
@@ -614,10 +631,6 @@ def find_ips(t: str) -> list[Candidate]:
         if not ip.is_global or str(ip) in _PUBLIC_RESOLVERS:
             continue
         out.append(Candidate("ip_address", PII, start, end, "public IPv4 address", 12))
-    if _piikernel is not None:
-        gates = _piikernel.ipv6_gates(t)
-    else:
-        gates = [g.start() for g in _IPV6_GATE_RE.finditer(t)]
     for m in windowed_finditer(_IPV6_RE, t, gates, _IPV6_WIDTH, pad=6) if gates else ():
         text = m.group()
         hexdigits = sum(c != ":" for c in text)
@@ -726,24 +739,29 @@ _STREET_NOT_AFTER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.,-/")
 _FIVE_DIGITS_RE = re.compile(r"\d{5}")
 
 
-def _may_have_zip(t: str) -> bool:
+def _may_have_zip(t: str, starts: Iterable[int] | None = None) -> bool:
     """Whether ``_ZIP_RE`` can match anywhere, even in a search cut off after the digits.
 
     Its five digits start a digit run (a space or ':' precedes them), and every
     run start is a ``_FIVE_DIGITS_RE`` match start; the head before them is at
-    most 10 characters ("zip code: ").
+    most 10 characters ("zip code: "). ``starts``: those match starts, when
+    already found.
     """
-    if _piikernel is not None:
-        starts: Iterable[int] = _piikernel.five_digit_starts(t)
-    else:
-        starts = (m.start() for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5))
+    if starts is None:
+        if _piikernel is not None:
+            starts = _piikernel.five_digit_starts(t)
+        else:
+            starts = (m.start() for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5))
     return any(_ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None for p in starts)
 
 
-def find_addresses(t: str) -> list[Candidate]:
-    """A numbered street followed, within a short distance, by a state + ZIP (or 'zip NNNNN')."""
+def find_addresses(t: str, five_digit_starts: Iterable[int] | None = None) -> list[Candidate]:
+    """A numbered street followed, within a short distance, by a state + ZIP (or 'zip NNNNN').
+
+    ``five_digit_starts``, when given, are the starts of ``_FIVE_DIGITS_RE``
+    matches in ``t``."""
     out: list[Candidate] = []
-    if not _may_have_zip(t):
+    if not _may_have_zip(t, five_digit_starts):
         return out  # no ZIP code, so no address
     for m in free_start(_STREET_RE, t, _STREET_NOT_AFTER):
         z = _ZIP_RE.search(t, m.end(), min(len(t), m.end() + 140))
@@ -755,7 +773,25 @@ def find_addresses(t: str) -> list[Candidate]:
 
 def find_personal_candidates(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
     """All personal-data candidates in normalised text ``t``; ``present`` as for
-    :func:`find_contextual` (the caller may have found it with other literals)."""
+    :func:`find_contextual` (the caller may have found it with other literals).
+
+    With the C module, one call locates every detector's candidates and only
+    the detectors that got some run: most texts hold no digit cluster, IBAN,
+    IP or ZIP shape at all, and each detector call costs more than the scan.
+    """
+    if _piikernel is not None:
+        shapes, clusters, ibans, v4, v6, fives = _piikernel.scan(t, _MIN_SHAPE_DIGITS)
+        out = _emails_from(shapes) if shapes else []
+        if clusters:
+            out += _numbers_from(t, clusters)
+        if ibans:
+            out += _ibans_from(t, ibans)
+        if v4 or v6:
+            out += _ips_from(t, v4, v6)
+        out += find_contextual(t, present)
+        if fives:
+            out += find_addresses(t, fives)
+        return out
     return (
         find_emails(t)
         + find_numbers(t)

@@ -92,6 +92,14 @@ def _assert_scans_agree(t: str) -> None:
     assert kernel.ipv6_gates(t) == [m.start() for m in personal._IPV6_GATE_RE.finditer(t)]
     assert kernel.five_digit_starts(t) == [m.start() for m in personal._FIVE_DIGITS_RE.finditer(t)]
     assert kernel.present(t, personal.GATE_LITERALS) == personal._CUE_GATES.present(t)
+    assert kernel.scan(t, 8) == (
+        kernel.emails(t),
+        kernel.numbers(t, 8),
+        kernel.iban_starts(t),
+        kernel.ipv4(t),
+        kernel.ipv6_gates(t),
+        kernel.five_digit_starts(t),
+    )
     assert kernel.present(t, secrets.GATE_LITERALS) == frozenset(
         lit for lit in secrets.GATE_LITERALS if lit in t
     )

@@ -68,6 +68,14 @@ _FRAGMENTS = [
     "+44 20 7946 0000",
     "4716 3402 8851 9272",
     "123-45-6789",
+    ".8.8.8.8",
+    "a.81.2.69.160",
+    "192.5.5.241",
+    "192.168.1.1",
+    "010.1.1.1",
+    "v1.2.3.4",
+    "1.2. 3.4",
+    "1.2.3.4.5",
     "2001:db8::1",
     "2a00:1450:4001:82a::200e",
     "fe80:",
@@ -129,6 +137,30 @@ def _without_kernel(fn: Callable[[str], Any], t: str) -> tuple[Any, ...]:
         return _outcome(fn, t)
     finally:
         personal._piikernel, secrets._piikernel = saved
+
+
+# Texts at the edges of each scan, checked on every run (the property tests
+# reach them only by chance).
+EDGES = [
+    ".8.8.8.8 x.81.2.69.160 _192.5.5.241 192.5.5.241 192.5.5.241.7 1.2.3.4.5.6.7.8",
+    "010.1.1.1 127.0.0.1 10.0.0.1 256.1.1.1 1.2.3.4x 1.2.3.4.5 v1.2.3.4 version 9.9.9.10",
+    "v 81.2.69.160 w 81.2.69.160 version 81.2.69.160 version: 81.2.69.160",
+    "81.2. 69.160 81.2 .69.160 81. 2.69.160 81.2.69. 160 81.2.69.160.",
+    "2001:db8::1 2a00:1450:4001:82a::200e :abcde: :: fe80::1%eth0 a:b:c:d:e:f:1:2",
+    "call 617-482-3319 or (415) 555-0132, +44 20 7946 0000, +1 312 664 0973, 1234567",
+    "ssn 501-24-8837 card 4716 3402 8851 9272 v1.617-482-3319 x617-482-3319 617-482-3319x",
+    "jo.doe@gmail.com . jo @ gmail.com jo@ gmail .com info@acme.io a@b.c 'x'@y.co @",
+    "iban gb82 west 1234 5698 7654 32 de89370400440532013000 ab12cdefghijklmn",
+    "zip 12345 ny 10001 1234567890 ١٢٣٤٥ 12 Main Street, springfield, il 62704",
+]
+
+
+@pytest.mark.parametrize("t", EDGES)
+def test_scans_equal_references_on_edges(t: str) -> None:
+    for text in (t, normalize(t).text):
+        _assert_scans_agree(text)
+        for fn in (personal.find_ips, personal.find_personal_candidates, pii.find_pii):
+            assert _outcome(fn, text) == _without_kernel(fn, text)
 
 
 def test_the_kernel_is_built_and_used() -> None:
@@ -230,3 +262,10 @@ def test_fallback_finds_the_seeds(no_kernel: None) -> None:
         "card 4716 3402 8851 9272, token ghp_8fK2mQ9xL4vR7tY1wE3uI6oP0aS5dF2gH4jK"
     )
     assert {f.kind for f in found} >= {"email", "phone", "ip_address", "credit_card"}
+
+
+def test_ipv4_scan_drops_what_find_ips_rejects() -> None:
+    """The point of the C-side checks: loopback, private-10, version numbers and
+    glued matches never reach Python (only a kept span is a cost, not an error)."""
+    assert kernel.ipv4("127.0.0.1 10.1.2.3 version 81.2.69.160 v 81.2.69.160 1.2.3.4x") == []
+    assert kernel.ipv4("at 81.2.69.160 and 192.168.1.1") == [(3, 14), (19, 30)]

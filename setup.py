@@ -8,6 +8,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/lexical/_lexkernel.c``: the sentence splitter and tokenisers.
 * ``evaluators/text/_scankernel.c``: the detectors' literal scans (gates and start places).
 * ``evaluators/rules/_numkernel.c``: the grounded rules' scans (figures, locations, files).
+* ``evaluators/detectors/_piikernel.c``: the no_pii detector's candidate scans.
 """
 
 from setuptools import Extension, setup
@@ -23,5 +24,6 @@ setup(
         _ext("evaluators.lexical._lexkernel", "evaluators/lexical/_lexkernel.c"),
         _ext("evaluators.text._scankernel", "evaluators/text/_scankernel.c"),
         _ext("evaluators.rules._numkernel", "evaluators/rules/_numkernel.c"),
+        _ext("evaluators.detectors._piikernel", "evaluators/detectors/_piikernel.c"),
     ]
 )

@@ -6,13 +6,22 @@ into clusters (separators: space, hyphen, dot, parentheses, plus) and then
 asks each shape (phone, SSN, card) whether a window of the cluster fits it.
 A cluster may contain one extra space-split group - the trace of a tab or
 line break inserted in the middle of a number - which is merged back.
+
+The scans that locate candidates (the characters around each '@', digit
+clusters, IPv4 shapes, IBAN and ZIP starts, cue literals) run in the C
+module ``_piikernel`` when it is built; each has a pure-Python reference
+here (``_email_shapes``, ``_number_clusters``, ``_ipv4_spans``,
+``_iban_starts``, ...) that returns the same value and is used without it.
+Validation of the few candidates stays in Python either way.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
 
 from evaluators.detectors.checks import iban_ok, luhn_ok, ssn_ok
 from evaluators.detectors.findings import Candidate
@@ -20,6 +29,14 @@ from evaluators.detectors.gates import free_start, windowed_finditer
 from evaluators.detectors.scan import ALNUM, scan_left
 from evaluators.text.literals import LiteralSet
 from evaluators.text.starts import class_mask, class_runs, digit_led_finditer, tried_at
+
+# The compiled candidate scans (evaluators/detectors/_piikernel.c); absent when
+# the package was installed without a C compiler, and then the pure-Python
+# references below find the same candidates.
+try:
+    from evaluators.detectors import _piikernel
+except ImportError:  # pragma: no cover - depends on the build
+    _piikernel = None  # type: ignore[assignment]
 
 PII = "pii"
 
@@ -96,8 +113,31 @@ def _reserved(domain: str) -> bool:
 
 def find_emails(t: str) -> list[Candidate]:
     """Addresses around each '@'; one space on either side of '@' or inside the
-    domain is bridged, since a reader still sees the address."""
-    out: list[Candidate] = []
+    domain is bridged, since a reader still sees the address. Reserved
+    domains and role mailboxes are not personal data."""
+    return _emails_from(_piikernel.emails(t) if _piikernel is not None else _email_shapes(t))
+
+
+def _emails_from(shapes: list[tuple[int, int, str, str]]) -> list[Candidate]:
+    """The candidates among ``_email_shapes`` results."""
+    return [
+        Candidate("email", PII, ls, de, "email address", 20)
+        for ls, de, local, domain in shapes
+        if not _not_personal(local, domain)
+    ]
+
+
+@lru_cache(maxsize=1024)
+def _not_personal(local: str, domain: str) -> bool:
+    """A reserved domain or a role mailbox. Memoised: a trace repeats its addresses."""
+    return _reserved(domain) or local in _ROLE_LOCALS
+
+
+def _email_shapes(t: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, local part, domain)`` of each address shape around an '@'
+    (the reference for ``_piikernel.emails``): a non-empty local part and a
+    valid domain, before the reserved-domain and role-mailbox checks."""
+    out: list[tuple[int, int, str, str]] = []
     n = len(t)
     for m in _AT_RE.finditer(t):
         at = m.start()
@@ -128,9 +168,7 @@ def find_emails(t: str) -> list[Candidate]:
             continue
         while ls < at and t[ls] in ".'":
             ls += 1
-        if _reserved(domain) or local in _ROLE_LOCALS:
-            continue
-        out.append(Candidate("email", PII, ls, de, "email address", 20))
+        out.append((ls, de, local, domain))
     return out
 
 
@@ -307,63 +345,86 @@ def _card_ok(digits: str) -> bool:
     )
 
 
+#: One digit cluster worth classifying: its prefix ("" or "+") and its groups
+#: as ``(start, end, sep_start)``, the separator being ``t[sep_start:start]``.
+ClusterSpans = tuple[str, list[tuple[int, int, int]]]
+
+
 def find_numbers(t: str) -> list[Candidate]:
     """Phones, SSNs and card numbers from digit clusters."""
+    if _piikernel is not None:
+        return _numbers_from(t, _piikernel.numbers(t, _MIN_SHAPE_DIGITS))
+    return _numbers_from(t, _number_clusters(t, _MIN_SHAPE_DIGITS))
+
+
+def _numbers_from(t: str, clusters: list[ClusterSpans]) -> list[Candidate]:
+    """The phones, SSNs and cards among ``_number_clusters`` results."""
     out: list[Candidate] = []
+    for pfx, spans in clusters:
+        groups = [_Group(s, e, t[s:e], t[ss:s]) for s, e, ss in spans]
+        _classify_groups(t, pfx, groups, out)
+    return out
+
+
+def _number_clusters(t: str, min_digits: int) -> list[ClusterSpans]:
+    """The digit clusters worth classifying, in order (the reference for
+    ``_piikernel.numbers``): a glued first or last group is dropped, and a
+    cluster left with fewer than ``min_digits`` digits is skipped (no window
+    of it holds enough digits for any shape)."""
+    out: list[ClusterSpans] = []
     runs = class_runs(t, _ASCII_DIGITS, _ASCII_DIGITS + " .()-", 8)
     if runs is None:
         runs = (m.span() for m in _NUMBER_RUN_RE.finditer(t))
     for lo, hi in runs:
-        _classify_run(t, lo, hi, out)
+        for prefix, groups in _clusters(t, lo, hi):
+            if prefix == "x":
+                # a glued first group can still be followed by a real number: drop it
+                groups = groups[1:]
+                pfx = ""
+            else:
+                pfx = prefix
+            if not groups:
+                continue
+            last_end = groups[-1].end
+            if last_end < len(t) and (
+                t[last_end] in ALNUM
+                or (t[last_end] in "-." and last_end + 1 < len(t) and t[last_end + 1] in ALNUM)
+            ):
+                groups = groups[:-1]
+            if sum(len(g.digits) for g in groups) < min_digits:
+                continue
+            out.append((pfx, [(g.start, g.end, g.start - len(g.sep)) for g in groups]))
     return out
 
 
-def _classify_run(t: str, lo: int, hi: int, out: list[Candidate]) -> None:
-    """Append the phones, SSNs and cards among the digit clusters of ``t[lo:hi]``."""
-    for prefix, groups in _clusters(t, lo, hi):
-        if prefix == "x":
-            groups_ok = groups
-            # a glued first group can still be followed by a real number: drop it
-            groups = groups_ok[1:]
-            pfx = ""
-        else:
-            pfx = prefix
-        if not groups:
-            continue
-        last_end = groups[-1].end
-        if last_end < len(t) and (
-            t[last_end] in ALNUM
-            or (t[last_end] in "-." and last_end + 1 < len(t) and t[last_end + 1] in ALNUM)
-        ):
-            groups = groups[:-1]
-        if sum(len(g.digits) for g in groups) < _MIN_SHAPE_DIGITS:
-            continue  # no window of these groups holds enough digits for any shape
-        taken_until = -1
-        n = len(groups)
-        for size in (5, 4, 3, 2, 1):
-            for i, j in _window_spans(groups, size):
-                if groups[i].start < taken_until:
-                    continue
-                win = groups[i:j]
-                p = pfx if i == 0 else ""
-                if i > 0 and win[0].sep.strip() not in ("", "(") and "+" not in win[0].sep:
-                    continue
-                if (
-                    j < n
-                    and groups[j].sep.strip(" ") in ("", "-", ".")
-                    and size < n
-                    and (groups[j].sep != " " or len(groups[j].digits) < 3)
-                ):
-                    continue
-                c = _classify(p, win, t)
-                if c is not None:
-                    s = c.start - (1 if p == "+" and c.start > 0 and t[c.start - 1] == "+" else 0)
-                    if p == "+" and s == c.start and c.start > 1 and t[c.start - 2] == "+":
-                        s = c.start - 2
-                    if t[s : c.start] == "" and c.start > 0 and t[c.start - 1] == "(":
-                        s = c.start - 1
-                    out.append(Candidate(c.kind, c.category, s, c.end, c.detail, c.priority))
-                    taken_until = c.end
+def _classify_groups(t: str, pfx: str, groups: list[_Group], out: list[Candidate]) -> None:
+    """Append the phones, SSNs and cards among the windows of one digit cluster."""
+    taken_until = -1
+    n = len(groups)
+    for size in (5, 4, 3, 2, 1):
+        for i, j in _window_spans(groups, size):
+            if groups[i].start < taken_until:
+                continue
+            win = groups[i:j]
+            p = pfx if i == 0 else ""
+            if i > 0 and win[0].sep.strip() not in ("", "(") and "+" not in win[0].sep:
+                continue
+            if (
+                j < n
+                and groups[j].sep.strip(" ") in ("", "-", ".")
+                and size < n
+                and (groups[j].sep != " " or len(groups[j].digits) < 3)
+            ):
+                continue
+            c = _classify(p, win, t)
+            if c is not None:
+                s = c.start - (1 if p == "+" and c.start > 0 and t[c.start - 1] == "+" else 0)
+                if p == "+" and s == c.start and c.start > 1 and t[c.start - 2] == "+":
+                    s = c.start - 2
+                if t[s : c.start] == "" and c.start > 0 and t[c.start - 1] == "(":
+                    s = c.start - 1
+                out.append(Candidate(c.kind, c.category, s, c.end, c.detail, c.priority))
+                taken_until = c.end
 
 
 # --- IBAN ------------------------------------------------------------------------
@@ -474,9 +535,14 @@ def _iban_starts(t: str) -> Iterator[int]:
 
 def find_ibans(t: str) -> list[Candidate]:
     """Country-aware IBANs (length table + mod-97), written solid or in groups of four."""
+    return _ibans_from(t, _piikernel.iban_starts(t) if _piikernel is not None else _iban_starts(t))
+
+
+def _ibans_from(t: str, starts: Iterable[int]) -> list[Candidate]:
+    """The IBANs starting at ``_iban_starts`` places."""
     out: list[Candidate] = []
     n = len(t)
-    for start in _iban_starts(t):
+    for start in starts:
         cc = t[start : start + 2].upper()
         want = _IBAN_LENGTHS.get(cc)
         if want is None:
@@ -521,24 +587,39 @@ _PUBLIC_RESOLVERS = frozenset(
 )
 
 
-def find_ips(t: str) -> list[Candidate]:
-    """Public IPv4 and IPv6 addresses; private, reserved and documentation ranges pass."""
-    out: list[Candidate] = []
+def _ipv4_spans(t: str) -> list[tuple[int, int]]:
+    """The spans of ``_IPV4_RE.finditer(t)``. ``_piikernel.ipv4`` returns these
+    less the ones the checks in :func:`find_ips` certainly reject before the
+    address checks (such as 127.0.0.1 or a version number), which Python
+    would otherwise slice, split and parse one by one."""
     # a match opens with 1-3 digits and then a gate's dot: it starts 1-3 before one
     starts = [g.start() - k for g in _IPV4_GATE_RE.finditer(t) for k in (1, 2, 3)]
-    for m in tried_at(_IPV4_RE, t, starts):
-        text = m.group().replace(" ", "")
+    return [m.span() for m in tried_at(_IPV4_RE, t, starts)]
+
+
+def find_ips(t: str) -> list[Candidate]:
+    """Public IPv4 and IPv6 addresses; private, reserved and documentation ranges pass."""
+    if _piikernel is not None:
+        return _ips_from(t, _piikernel.ipv4(t), _piikernel.ipv6_gates(t))
+    return _ips_from(t, _ipv4_spans(t), [g.start() for g in _IPV6_GATE_RE.finditer(t)])
+
+
+def _ips_from(t: str, spans: list[tuple[int, int]], gates: list[int]) -> list[Candidate]:
+    """The public addresses among IPv4 matches ``spans`` and IPv6 matches around ``gates``."""
+    out: list[Candidate] = []
+    for start, end in spans:
+        matched = t[start:end]
+        text = matched.replace(" ", "")
         parts = text.split(".")
-        if len(parts) != 4 or not all(parts) or m.group().count(" ") > 1:
+        if len(parts) != 4 or not all(parts) or matched.count(" ") > 1:
             continue
-        end = m.end()
         if end < len(t) and (
             t[end] in ALNUM or (t[end] == "." and end + 1 < len(t) and t[end + 1].isdigit())
         ):
             continue
         if any(int(p) > 255 for p in parts):
             continue
-        before = t[max(0, m.start() - 12) : m.start()]
+        before = t[max(0, start - 12) : start]
         if "version" in before or before.endswith(("v", "v ")):
             continue
         if int(parts[0]) in (10, 127):
@@ -549,8 +630,7 @@ def find_ips(t: str) -> list[Candidate]:
             continue
         if not ip.is_global or str(ip) in _PUBLIC_RESOLVERS:
             continue
-        out.append(Candidate("ip_address", PII, m.start(), end, "public IPv4 address", 12))
-    gates = [g.start() for g in _IPV6_GATE_RE.finditer(t)]
+        out.append(Candidate("ip_address", PII, start, end, "public IPv4 address", 12))
     for m in windowed_finditer(_IPV6_RE, t, gates, _IPV6_WIDTH, pad=6) if gates else ():
         text = m.group()
         hexdigits = sum(c != ":" for c in text)
@@ -590,10 +670,12 @@ _PASSPORT_VALUE_RE = re.compile(r"(?<![a-z0-9])(?:[a-z]\d{8}|\d{9}|[a-z]{2}\d{7}
 
 
 _CUE_GATES = LiteralSet((*_DOB_GATES, *_MRN_GATES, "passport"))  # all cue gates, one pass
+#: The literals the detectors here are gated on (see find_personal_candidates).
+GATE_LITERALS: tuple[str, ...] = _CUE_GATES.literals
 
 
 def _cues(
-    t: str, rx: re.Pattern[str], gates: tuple[str, ...], present: frozenset[str]
+    t: str, rx: re.Pattern[str], gates: tuple[str, ...], present: AbstractSet[str]
 ) -> Iterator[re.Match[str]]:
     """``(?<![a-z])rx`` matches, searched only when a literal every match contains
     occurs (``present``: the ``_CUE_GATES`` literals found in ``t``)."""
@@ -601,11 +683,18 @@ def _cues(
         yield from free_start(rx, t, _LOWER)
 
 
-def find_contextual(t: str) -> list[Candidate]:
-    """Values that are only personal data next to a label: DOB, MRN, passport number."""
+def find_contextual(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
+    """Values that are only personal data next to a label: DOB, MRN, passport number.
+
+    ``present``, when given, holds exactly those of the cue gates that occur in
+    ``t`` (and maybe other strings)."""
     out: list[Candidate] = []
-    present = _CUE_GATES.present(t)
-    if not present:
+    if present is None:
+        if _piikernel is not None:
+            present = _piikernel.present(t, GATE_LITERALS)
+        else:
+            present = _CUE_GATES.present(t)
+    if present.isdisjoint(GATE_LITERALS):
         return out
     for m in _cues(t, _DOB_CUE_RE, _DOB_GATES, present):
         d = _DATE_RE.search(t, m.end(), min(len(t), m.end() + 30))
@@ -650,24 +739,29 @@ _STREET_NOT_AFTER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.,-/")
 _FIVE_DIGITS_RE = re.compile(r"\d{5}")
 
 
-def _may_have_zip(t: str) -> bool:
+def _may_have_zip(t: str, starts: Iterable[int] | None = None) -> bool:
     """Whether ``_ZIP_RE`` can match anywhere, even in a search cut off after the digits.
 
     Its five digits start a digit run (a space or ':' precedes them), and every
     run start is a ``_FIVE_DIGITS_RE`` match start; the head before them is at
-    most 10 characters ("zip code: ").
+    most 10 characters ("zip code: "). ``starts``: those match starts, when
+    already found.
     """
-    for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5):
-        p = m.start()
-        if _ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None:
-            return True
-    return False
+    if starts is None:
+        if _piikernel is not None:
+            starts = _piikernel.five_digit_starts(t)
+        else:
+            starts = (m.start() for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5))
+    return any(_ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None for p in starts)
 
 
-def find_addresses(t: str) -> list[Candidate]:
-    """A numbered street followed, within a short distance, by a state + ZIP (or 'zip NNNNN')."""
+def find_addresses(t: str, five_digit_starts: Iterable[int] | None = None) -> list[Candidate]:
+    """A numbered street followed, within a short distance, by a state + ZIP (or 'zip NNNNN').
+
+    ``five_digit_starts``, when given, are the starts of ``_FIVE_DIGITS_RE``
+    matches in ``t``."""
     out: list[Candidate] = []
-    if not _may_have_zip(t):
+    if not _may_have_zip(t, five_digit_starts):
         return out  # no ZIP code, so no address
     for m in free_start(_STREET_RE, t, _STREET_NOT_AFTER):
         z = _ZIP_RE.search(t, m.end(), min(len(t), m.end() + 140))
@@ -677,13 +771,32 @@ def find_addresses(t: str) -> list[Candidate]:
     return out
 
 
-def find_personal_candidates(t: str) -> list[Candidate]:
-    """All personal-data candidates in normalised text ``t``."""
+def find_personal_candidates(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
+    """All personal-data candidates in normalised text ``t``; ``present`` as for
+    :func:`find_contextual` (the caller may have found it with other literals).
+
+    With the C module, one call locates every detector's candidates and only
+    the detectors that got some run: most texts hold no digit cluster, IBAN,
+    IP or ZIP shape at all, and each detector call costs more than the scan.
+    """
+    if _piikernel is not None:
+        shapes, clusters, ibans, v4, v6, fives = _piikernel.scan(t, _MIN_SHAPE_DIGITS)
+        out = _emails_from(shapes) if shapes else []
+        if clusters:
+            out += _numbers_from(t, clusters)
+        if ibans:
+            out += _ibans_from(t, ibans)
+        if v4 or v6:
+            out += _ips_from(t, v4, v6)
+        out += find_contextual(t, present)
+        if fives:
+            out += find_addresses(t, fives)
+        return out
     return (
         find_emails(t)
         + find_numbers(t)
         + find_ibans(t)
         + find_ips(t)
-        + find_contextual(t)
+        + find_contextual(t, present)
         + find_addresses(t)
     )

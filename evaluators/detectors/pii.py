@@ -2,17 +2,22 @@
 
 Runs every personal-data and secret scanner over the normalised view, keeps a
 non-overlapping set (specific detectors outrank generic ones), and maps spans
-back to the raw text.
+back to the raw text. Which gate literals of either family occur in the text
+is found once, in one pass of the C module when it is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from evaluators.detectors import personal, secrets
 from evaluators.detectors.findings import Finding, finalize, normalized
 from evaluators.detectors.personal import find_personal_candidates
 from evaluators.detectors.secrets import find_secret_candidates
 from evaluators.text.normalize import NormalizedText
+
+# Every gate literal of the personal-data and secret detectors.
+_GATE_LITERALS: tuple[str, ...] = tuple(sorted({*personal.GATE_LITERALS, *secrets.GATE_LITERALS}))
 
 #: Coarse entity family for each finding kind (what a reader would call it).
 ENTITY_OF_KIND: dict[str, str] = {
@@ -52,5 +57,9 @@ def find_pii(raw: str) -> list[Finding]:
     """Personal data and secrets in ``raw``: sorted by start, non-overlapping."""
     norm = normalized(raw)
     t = norm.text
-    cands = find_personal_candidates(t) + find_secret_candidates(t, _raw_break_checker(norm))
+    kernel = personal._piikernel
+    present = kernel.present(t, _GATE_LITERALS) if kernel is not None else None
+    cands = find_personal_candidates(t, present) + find_secret_candidates(
+        t, _raw_break_checker(norm), present
+    )
     return finalize(norm, cands)

@@ -4,12 +4,19 @@ All matching runs on the normalised (lower-cased) view, so prefixes are
 written in lower case. Regexes here only locate short fixed prefixes or use
 bounded, non-nested quantifiers; token bodies are extended by the bounded
 scanner in :mod:`evaluators.detectors.scan`.
+
+Each detector is gated on literals every one of its matches contains.
+:func:`find_secret_candidates` finds which of all those literals occur in one
+pass (``_piikernel.present``, when the C module is built) and hands the set
+to every detector (``present``); called without it, each detector tests its
+own literals as before, with the same result.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from evaluators.detectors.checks import char_classes, is_placeholder, looks_random
@@ -17,6 +24,14 @@ from evaluators.detectors.findings import Candidate, mask
 from evaluators.detectors.gates import GatedPattern, free_start, occurrences
 from evaluators.detectors.scan import ALNUM, B64URL, TOKEN, Reach, boundary_after, scan_token
 from evaluators.text.literals import LiteralSet
+
+# The compiled literal scan (evaluators/detectors/_piikernel.c); absent when the
+# package was installed without a C compiler, and then each detector tests its
+# own gate literals.
+try:
+    from evaluators.detectors import _piikernel
+except ImportError:  # pragma: no cover - depends on the build
+    _piikernel = None  # type: ignore[assignment]
 
 CREDENTIAL = "credential"
 
@@ -121,10 +136,12 @@ _PREFIX_LOCATORS: tuple[tuple[str, int], ...] = (
 _LOCATOR_SET = LiteralSet(lit for lit, _ in _PREFIX_LOCATORS)
 
 
-def _prefix_matches(t: str) -> list[re.Match[str]]:
-    """Exactly ``_PREFIX_RE.finditer(t)``, evaluated only where a prefix literal occurs."""
-    present = _LOCATOR_SET.present(t)
-    if not present:
+def _prefix_matches(t: str, present: AbstractSet[str] | None = None) -> list[re.Match[str]]:
+    """Exactly ``_PREFIX_RE.finditer(t)``, evaluated only where a prefix literal occurs
+    (``present``: a set holding exactly those of the locators that occur in ``t``)."""
+    if present is None:
+        present = _LOCATOR_SET.present(t)
+    if present.isdisjoint(_LOCATOR_SET.literals):
         return []
     starts: set[int] = set()
     for loc, back in _PREFIX_LOCATORS:
@@ -147,10 +164,10 @@ _PUBLIC_JWT_SIGNATURES = ("sflkxwrjsmekkf2qt4fwpmejf36pok6yjv_adqssw5c",)
 _DOC_CONTEXT = ("jwt.io", "your-256-bit-secret", "example token", "sample token")
 
 
-def _vendor_tokens(t: str) -> list[Candidate]:
+def _vendor_tokens(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     reaches: dict[str, Reach] = {}
-    for m in _prefix_matches(t):
+    for m in _prefix_matches(t, present):
         group = m.lastgroup
         if group is None:
             continue
@@ -219,12 +236,12 @@ def _value_ok(word: str, key: str, value: str) -> bool:
     return looks_random(value.rstrip("="), min_len=16, min_entropy=3.0)
 
 
-def _assignments(t: str) -> list[Candidate]:
+def _assignments(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
     if ":" not in t and "=" not in t:
         return out  # every _ASSIGN_RE match holds its ":" / "=" / "=>" / ":="
     reach = Reach()
-    for m in _ASSIGN.finditer(t, t):
+    for m in _ASSIGN.finditer(t, t, present):
         if reach.seen(m.start()):
             continue
         word = m.group("word").replace("-", "_")
@@ -288,8 +305,10 @@ def _url_tokens(t: str) -> list[Candidate]:
 _BEARER_RE = re.compile(r"bearer ")  # must not follow [a-z0-9]: see free_start
 
 
-def _bearer(t: str) -> list[Candidate]:
+def _bearer(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
+    if present is not None and "bearer " not in present:
+        return out  # every match is the literal itself
     reach = Reach()
     for m in free_start(_BEARER_RE, t, ALNUM):
         if reach.seen(m.start()):
@@ -310,9 +329,9 @@ _URL_CRED_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,15}://[a-z0-9._~%\-]{1,64}:")
 _URL_CRED = GatedPattern(_URL_CRED_RE, [("://",)], tolerant=False, min_len=3)
 
 
-def _url_credentials(t: str) -> list[Candidate]:
+def _url_credentials(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
-    for m in _URL_CRED.finditer(t, t):
+    for m in _URL_CRED.finditer(t, t, present):
         j = m.end()
         k = j
         limit = min(len(t), j + 128)
@@ -332,10 +351,13 @@ def _url_credentials(t: str) -> list[Candidate]:
 
 _PEM_BEGIN_RE = re.compile(r"-----begin (?P<label>[a-z0-9 ]{0,30})private key(?: block)?-----")
 _PEM_END = "-----end "
+_PEM_BEGIN = "-----begin "  # the literal every _PEM_BEGIN_RE match opens with
 
 
-def _pem_blocks(t: str) -> list[Candidate]:
+def _pem_blocks(t: str, present: AbstractSet[str] | None = None) -> list[Candidate]:
     out: list[Candidate] = []
+    if present is not None and _PEM_BEGIN not in present:
+        return out
     for m in _PEM_BEGIN_RE.finditer(t):
         end_at = t.find(_PEM_END, m.end(), m.end() + 20000)
         if end_at < 0:
@@ -437,10 +459,14 @@ _STOPWORDS = frozenset(
 )
 
 
-def _seed_phrases(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candidate]:
+def _seed_phrases(
+    t: str, raw_breaks: Callable[[int, int], bool], present: AbstractSet[str] | None = None
+) -> list[Candidate]:
     out: list[Candidate] = []
     last_end = -1
-    if not _SEED_GATE_SET.present(t):
+    if present is None:
+        present = _SEED_GATE_SET.present(t)
+    if present.isdisjoint(_SEED_GATES):
         return out
     n = len(t)
     for m in free_start(_SEED_CUE_RE, t, _LETTERS):
@@ -493,14 +519,43 @@ def _seed_phrases(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candid
     return out
 
 
-def find_secret_candidates(t: str, raw_breaks: Callable[[int, int], bool]) -> list[Candidate]:
-    """All credential candidates in normalised text ``t`` (overlaps resolved later)."""
+#: Every literal a detector above is gated on: which of them occur in a text
+#: is one ``_piikernel.present`` pass.
+GATE_LITERALS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            *_LOCATOR_SET.literals,
+            *_ASSIGN.literals(),
+            *_URL_CRED.literals(),
+            "bearer ",
+            _PEM_BEGIN,
+            *_SEED_GATES,
+        }
+    )
+)
+
+
+def find_secret_candidates(
+    t: str, raw_breaks: Callable[[int, int], bool], present: AbstractSet[str] | None = None
+) -> list[Candidate]:
+    """All credential candidates in normalised text ``t`` (overlaps resolved later).
+
+    ``present``, when given, holds exactly those of :data:`GATE_LITERALS` that
+    occur in ``t`` (it may hold other strings too); without it, the C module
+    finds them in one pass, or each detector tests its own.
+    """
+    if present is None and _piikernel is not None:
+        present = _piikernel.present(t, GATE_LITERALS)
+    if present is not None and present.isdisjoint(GATE_LITERALS):
+        # the usual case: every detector but the URL-parameter one is gated on
+        # a literal of GATE_LITERALS and finds nothing without it
+        return _url_tokens(t)
     return (
-        _vendor_tokens(t)
-        + _assignments(t)
+        _vendor_tokens(t, present)
+        + _assignments(t, present)
         + _url_tokens(t)
-        + _bearer(t)
-        + _url_credentials(t)
-        + _pem_blocks(t)
-        + _seed_phrases(t, raw_breaks)
+        + _bearer(t, present)
+        + _url_credentials(t, present)
+        + _pem_blocks(t, present)
+        + _seed_phrases(t, raw_breaks, present)
     )

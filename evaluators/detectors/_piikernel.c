@@ -1,0 +1,952 @@
+/*
+ * evaluators.detectors._piikernel: the candidate scans of the no_pii
+ * detector, in C.
+ *
+ * Why this exists: ``find_pii`` walks a 2-4 KB normalised output a dozen
+ * times in Python or in regexes tried at every character (digit runs, the
+ * characters around each '@', IPv4 shapes, IBAN starts, literal gates).
+ * Almost every one of those walks finds nothing worth validating, yet each
+ * costs 5-80 us. Here each walk is one tight loop; what survives (a handful
+ * of spans per text) is handed back to Python, which keeps the validation
+ * (checksums, reserved domains, number shapes, address ranges) and stays the
+ * reference implementation: every function below has a pure-Python twin in
+ * personal.py / secrets.py that returns the same value on every string, and
+ * the property tests hold the two to that.
+ *
+ * Every function reads the text through PyUnicode_READ, so all three
+ * PyUnicode kinds (1, 2 and 4 bytes per character) are handled; the per-kind
+ * loops are the same inline function specialised by a constant kind. Python
+ * regex classes are matched exactly: ``\d`` is Py_UNICODE_ISDECIMAL, ``\s``
+ * is Py_UNICODE_ISSPACE, and the detectors' own classes ([a-z0-9] etc.) are
+ * ASCII only.
+ *
+ * emails(t) -> list[tuple[int, int, str, str]]
+ *     personal._email_shapes: (start, end, local part, domain) per '@'.
+ * numbers(t, min_digits) -> list[tuple[str, list[tuple[int, int, int]]]]
+ *     personal._number_clusters: (prefix, [(start, end, sep_start), ...]).
+ * ipv4(t) -> list[tuple[int, int]]
+ *     personal._ipv4_spans: the spans of personal._IPV4_RE.finditer(t), less
+ *     those find_ips certainly rejects before its address checks.
+ * ipv6_gates(t) -> list[int]
+ *     starts of personal._IPV6_GATE_RE.finditer(t).
+ * iban_starts(t) -> list[int]
+ *     personal._iban_starts.
+ * five_digit_starts(t) -> list[int]
+ *     starts of personal._FIVE_DIGITS_RE.finditer(t).
+ * scan(t, min_digits) -> tuple of the six lists above
+ *     (emails, numbers, iban_starts, ipv4, ipv6_gates, five_digit_starts), in one call.
+ * present(t, literals) -> frozenset[str]
+ *     the literals that occur in t (``lit in t`` for each).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define RD(i) PyUnicode_READ(kind, data, (i))
+#define KERNEL static inline Py_ALWAYS_INLINE
+
+/* Dispatch a kernel body on the text's kind with the kind as a constant, so
+ * the compiler drops the per-character kind switch inside PyUnicode_READ. */
+#define BY_KIND(call_1, call_2, call_4)                                                            \
+    switch (kind) {                                                                                \
+    case PyUnicode_1BYTE_KIND:                                                                     \
+        rc = call_1;                                                                               \
+        break;                                                                                     \
+    case PyUnicode_2BYTE_KIND:                                                                     \
+        rc = call_2;                                                                               \
+        break;                                                                                     \
+    default:                                                                                       \
+        rc = call_4;                                                                               \
+        break;                                                                                     \
+    }
+
+/* --- character classes --------------------------------------------------------------------- */
+
+static inline int is_lower(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+static inline int is_adigit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+/* scan.ALNUM */
+static inline int is_alnum(Py_UCS4 c) { return is_lower(c) || is_adigit(c); }
+/* personal._LOCAL: abcdefghijklmnopqrstuvwxyz0123456789._%+-' */
+static inline int is_local(Py_UCS4 c) {
+    return is_alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-' || c == '\'';
+}
+/* personal._DOMAIN: abcdefghijklmnopqrstuvwxyz0123456789.- */
+static inline int is_domain(Py_UCS4 c) { return is_alnum(c) || c == '.' || c == '-'; }
+/* regex \d on str patterns */
+static inline int is_dec(Py_UCS4 c) { return c < 128 ? is_adigit(c) : Py_UNICODE_ISDECIMAL(c); }
+/* regex \s on str patterns */
+static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
+/* personal._SEP_CHARS: " -.()" */
+static inline int is_sep(Py_UCS4 c) {
+    return c == ' ' || c == '-' || c == '.' || c == '(' || c == ')';
+}
+
+/* \d for a text of kind ``kind``: Latin-1 holds no decimal digit but 0-9. */
+#define KDEC(c) (kind == PyUnicode_1BYTE_KIND ? is_adigit(c) : is_dec(c))
+
+/* The first \d at or after ``i`` (``n`` if none). Digits are rare in prose, so
+ * this loop's branch is predictable; the scans below start from digits. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Whether one of the eight bytes of ``x`` is an ASCII digit: per byte b < 128,
+ * (127 + ':' - b) has its high bit set exactly when b < ':' and (b + 127 - '/')
+ * exactly when b > '/', neither carrying into the next byte; ~x drops the
+ * bytes >= 128. */
+static inline int has_digit8(uint64_t x) {
+    uint64_t low = x & (ONES * 127);
+    return ((ONES * (127 + ':') - low) & ~x & (low + ONES * (127 - '/')) & HIGHS) != 0;
+}
+
+KERNEL Py_ssize_t next_digit(const void *data, int kind, Py_ssize_t i, Py_ssize_t n) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = (const Py_UCS1 *)data;
+        /* eight bytes at a time while none is a digit */
+        while (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, d + i, 8);
+            if (has_digit8(x))
+                break;
+            i += 8;
+        }
+        while (i < n && (Py_UCS1)(d[i] - '0') > 9)
+            i++;
+        return i;
+    }
+    while (i < n && !is_dec(RD(i)))
+        i++;
+    return i;
+}
+
+/* The first ``ch`` (ASCII) at or after ``i`` (``n`` if none). */
+KERNEL Py_ssize_t next_char(const void *data, int kind, Py_ssize_t i, Py_ssize_t n, char ch) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = (const Py_UCS1 *)data;
+        const void *hit = i < n ? memchr(d + i, ch, (size_t)(n - i)) : NULL;
+        return hit == NULL ? n : (const Py_UCS1 *)hit - d;
+    }
+    while (i < n && RD(i) != (Py_UCS4)ch)
+        i++;
+    return i;
+}
+
+/* Append a new reference to ``list`` and drop it; -1 (exception set) on failure. */
+static int append_new(PyObject *list, PyObject *item) {
+    if (item == NULL)
+        return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+/* --- emails -------------------------------------------------------------------------------- */
+
+#define LOCAL_MAX 64
+#define DOMAIN_MAX 253
+/* A local part holds at most two LOCAL_MAX runs and one space; a domain at most
+ * DOMAIN_MAX characters plus the joined part (also bounded by DOMAIN_MAX). */
+#define LOCAL_BUF (2 * LOCAL_MAX + 8)
+#define DOMAIN_BUF (2 * DOMAIN_MAX + 8)
+
+/* personal._domain_valid on an ASCII buffer of [a-z0-9.-] characters. */
+static int domain_valid(const char *d, Py_ssize_t len) {
+    Py_ssize_t labels = 1, label_len = 0, last_alpha = 1;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        if (d[i] == '.') {
+            if (label_len == 0)
+                return 0;
+            labels++;
+            label_len = 0;
+            last_alpha = 1;
+        } else {
+            label_len++;
+            if (!is_lower((Py_UCS4)(unsigned char)d[i]))
+                last_alpha = 0;
+        }
+    }
+    return labels >= 2 && label_len >= 2 && last_alpha;
+}
+
+/* scan.scan_left over personal._LOCAL. */
+KERNEL Py_ssize_t scan_left_local(const void *data, int kind, Py_ssize_t i, Py_ssize_t max_len) {
+    Py_ssize_t j = i, stop = i - max_len > 0 ? i - max_len : 0;
+    while (j > stop && is_local(RD(j - 1)))
+        j--;
+    return j;
+}
+
+static int overflow(void) {
+    PyErr_SetString(PyExc_RuntimeError, "_piikernel: buffer bound exceeded");
+    return -1;
+}
+
+KERNEL int emails_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
+    char lbuf[LOCAL_BUF], dbuf[DOMAIN_BUF];
+    for (Py_ssize_t at = next_char(data, kind, 0, n, '@'); at < n;
+         at = next_char(data, kind, at + 1, n, '@')) {
+        Py_ssize_t left_end = at;
+        if (at >= 2 && RD(at - 1) == ' ' && is_local(RD(at - 2)))
+            left_end = at - 1;
+        Py_ssize_t ls = scan_left_local(data, kind, left_end, LOCAL_MAX);
+        if (ls == left_end)
+            continue;
+        if (left_end - ls <= 2 && ls >= 2 && RD(ls - 1) == ' ' && is_local(RD(ls - 2)))
+            ls = scan_left_local(data, kind, ls - 1, LOCAL_MAX);
+        /* local = t[ls:left_end].replace(" ", "").strip(".'") */
+        Py_ssize_t llen = 0;
+        for (Py_ssize_t i = ls; i < left_end; i++) {
+            Py_UCS4 c = RD(i);
+            if (c == ' ')
+                continue;
+            if (llen >= LOCAL_BUF || c > 127)
+                return overflow();
+            lbuf[llen++] = (char)c;
+        }
+        Py_ssize_t lo = 0, hi = llen;
+        while (lo < hi && (lbuf[lo] == '.' || lbuf[lo] == '\''))
+            lo++;
+        while (hi > lo && (lbuf[hi - 1] == '.' || lbuf[hi - 1] == '\''))
+            hi--;
+        /* the domain run after '@', one leading space bridged */
+        Py_ssize_t ds = at + 1;
+        if (ds + 1 < n && RD(ds) == ' ' && is_domain(RD(ds + 1)))
+            ds++;
+        Py_ssize_t de = ds;
+        while (de < n && de - ds < DOMAIN_MAX && is_domain(RD(de)))
+            de++;
+        Py_ssize_t dlen = 0;
+        for (Py_ssize_t i = ds; i < de; i++) {
+            if (dlen >= DOMAIN_BUF)
+                return overflow();
+            dbuf[dlen++] = (char)RD(i); /* is_domain: ASCII */
+        }
+        while (dlen > 0 && (dbuf[dlen - 1] == '.' || dbuf[dlen - 1] == '-'))
+            dlen--;
+        de = ds + dlen;
+        if (!domain_valid(dbuf, dlen) && de + 1 < n && RD(de) == ' ' && is_domain(RD(de + 1))) {
+            Py_ssize_t k = de + 1;
+            while (k < n && k - ds < DOMAIN_MAX && is_domain(RD(k)))
+                k++;
+            Py_ssize_t jlen = dlen;
+            for (Py_ssize_t i = de + 1; i < k; i++) {
+                if (jlen >= DOMAIN_BUF)
+                    return overflow();
+                dbuf[jlen++] = (char)RD(i);
+            }
+            while (jlen > 0 && (dbuf[jlen - 1] == '.' || dbuf[jlen - 1] == '-'))
+                jlen--;
+            if (domain_valid(dbuf, jlen)) {
+                de = de + 1 + jlen - dlen;
+                dlen = jlen;
+            }
+        }
+        if (hi == lo || !domain_valid(dbuf, dlen))
+            continue;
+        while (ls < at && (RD(ls) == '.' || RD(ls) == '\''))
+            ls++;
+        if (append_new(out, Py_BuildValue("(nns#s#)", ls, de, lbuf + lo, hi - lo, dbuf, dlen)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *emails(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "emails() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(arg), rc;
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    BY_KIND(emails_impl(data, PyUnicode_1BYTE_KIND, n, out),
+            emails_impl(data, PyUnicode_2BYTE_KIND, n, out),
+            emails_impl(data, PyUnicode_4BYTE_KIND, n, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* --- digit clusters ------------------------------------------------------------------------ */
+
+typedef struct {
+    Py_ssize_t start, end, sep_start;
+} group;
+
+typedef struct {
+    group *items;
+    Py_ssize_t len, cap;
+} groups;
+
+static int groups_push(groups *g, Py_ssize_t start, Py_ssize_t end, Py_ssize_t sep_start) {
+    if (g->len == g->cap) {
+        Py_ssize_t cap = g->cap ? 2 * g->cap : 16;
+        if (cap > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(group)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        group *items = PyMem_Realloc(g->items, (size_t)cap * sizeof(group));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        g->items = items;
+        g->cap = cap;
+    }
+    g->items[g->len].start = start;
+    g->items[g->len].end = end;
+    g->items[g->len].sep_start = sep_start;
+    g->len++;
+    return 0;
+}
+
+enum { PFX_NONE = 0, PFX_PLUS = 1, PFX_GLUED = 2 };
+
+/* The end of _classify_run's preamble: drop a glued first group and a glued
+ * last group, skip clusters with fewer than ``min_digits`` digits, and append
+ * (prefix, [(start, end, sep_start), ...]) for the rest. */
+KERNEL int flush_cluster(const void *data, int kind, Py_ssize_t n, const groups *g, int prefix,
+                         Py_ssize_t min_digits, PyObject *out) {
+    Py_ssize_t first = 0, last = g->len - 1;
+    if (prefix == PFX_GLUED) {
+        first = 1;
+        prefix = PFX_NONE;
+    }
+    if (first > last)
+        return 0;
+    Py_ssize_t le = g->items[last].end;
+    if (le < n) {
+        Py_UCS4 c = RD(le);
+        if (is_alnum(c) || ((c == '-' || c == '.') && le + 1 < n && is_alnum(RD(le + 1))))
+            last--;
+    }
+    Py_ssize_t digits = 0;
+    for (Py_ssize_t i = first; i <= last; i++)
+        digits += g->items[i].end - g->items[i].start;
+    if (digits < min_digits)
+        return 0;
+    PyObject *spans = PyList_New(0);
+    if (spans == NULL)
+        return -1;
+    for (Py_ssize_t i = first; i <= last; i++) {
+        const group *it = &g->items[i];
+        if (append_new(spans, Py_BuildValue("(nnn)", it->start, it->end, it->sep_start)) < 0) {
+            Py_DECREF(spans);
+            return -1;
+        }
+    }
+    int rc = append_new(out, Py_BuildValue("(sO)", prefix == PFX_PLUS ? "+" : "", spans));
+    Py_DECREF(spans);
+    return rc;
+}
+
+/* personal._clusters(t, lo, hi), each cluster handed to flush_cluster. */
+KERNEL int run_clusters(const void *data, int kind, Py_ssize_t n, Py_ssize_t lo, Py_ssize_t hi,
+                        Py_ssize_t min_digits, groups *g, PyObject *out) {
+    int prefix = PFX_NONE;
+    Py_ssize_t prev_end = -10;
+    g->len = 0;
+    Py_ssize_t s = lo;
+    while (s < hi) {
+        if (!KDEC(RD(s))) {
+            s++;
+            continue;
+        }
+        Py_ssize_t e = s;
+        while (e < hi && KDEC(RD(e)))
+            e++;
+        int joins = 0;
+        if (g->len > 0 && s - prev_end <= 3) {
+            int spaces = 0;
+            joins = 1;
+            for (Py_ssize_t i = prev_end; i < s; i++) {
+                Py_UCS4 c = RD(i);
+                if (!is_sep(c))
+                    joins = 0;
+                spaces += c == ' ';
+            }
+            if (spaces > 2)
+                joins = 0;
+        }
+        if (joins) {
+            if (groups_push(g, s, e, prev_end) < 0)
+                return -1;
+        } else {
+            if (g->len > 0 && flush_cluster(data, kind, n, g, prefix, min_digits, out) < 0)
+                return -1;
+            g->len = 0;
+            if (groups_push(g, s, e, s) < 0)
+                return -1;
+            Py_ssize_t j = s;
+            while (j > 0 && RD(j - 1) == '(')
+                j--;
+            prefix = (j > 0 && RD(j - 1) == '+') ? PFX_PLUS : PFX_NONE;
+            if (s > 0) {
+                Py_UCS4 c = RD(s - 1);
+                if (is_alnum(c) || c == '_' || c == '/' || c == ':' || c == '$' || c == '#' ||
+                    ((c == '-' || c == '.') && s > 1 && is_alnum(RD(s - 2))))
+                    prefix = PFX_GLUED;
+            }
+        }
+        prev_end = e;
+        s = e;
+    }
+    if (g->len > 0 && flush_cluster(data, kind, n, g, prefix, min_digits, out) < 0)
+        return -1;
+    return 0;
+}
+
+/* Runs of personal._NUMBER_RUN_RE (\d[\d .()\-]{7,}), each split into clusters. */
+KERNEL int numbers_impl(const void *data, int kind, Py_ssize_t n, Py_ssize_t min_digits,
+                        PyObject *out) {
+    groups g = {NULL, 0, 0};
+    int rc = 0;
+    /* A match runs from the first digit of a maximal [\d .()-] run to the run's
+     * end. Searching on from the end of the last run, the next digit is the
+     * first of its run (the characters between are not in the class). */
+    Py_ssize_t i = 0;
+    while ((i = next_digit(data, kind, i, n)) < n) {
+        Py_ssize_t p = i;
+        while (i < n && (KDEC(RD(i)) || is_sep(RD(i))))
+            i++;
+        if (i - p >= 8 && run_clusters(data, kind, n, p, i, min_digits, &g, out) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    PyMem_Free(g.items);
+    return rc;
+}
+
+static PyObject *numbers(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *t;
+    Py_ssize_t min_digits;
+    if (!PyArg_ParseTuple(args, "Un:numbers", &t, &min_digits))
+        return NULL;
+    if (PyUnicode_READY(t) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(t), rc;
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    BY_KIND(numbers_impl(data, PyUnicode_1BYTE_KIND, n, min_digits, out),
+            numbers_impl(data, PyUnicode_2BYTE_KIND, n, min_digits, out),
+            numbers_impl(data, PyUnicode_4BYTE_KIND, n, min_digits, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* --- IPv4 ---------------------------------------------------------------------------------- */
+
+/* How many \d characters (at most ``most``) start at ``i``. */
+KERNEL Py_ssize_t digits_at(const void *data, int kind, Py_ssize_t n, Py_ssize_t i,
+                            Py_ssize_t most) {
+    Py_ssize_t k = 0;
+    while (k < most && i + k < n && KDEC(RD(i + k)))
+        k++;
+    return k;
+}
+
+/* The end of a match of
+ *     \d{1,3}\.\d{1,3}\.?\s?\d{0,3}\.\s?\d{1,3}(?:\.\d{1,3})?
+ * at ``p`` (the lookbehind is the caller's), or -1. The loops try the
+ * alternatives in the order the regex engine backtracks through them
+ * (greedy: most repetitions first, an optional item present before absent),
+ * so the first success is the regex's match. */
+KERNEL Py_ssize_t ipv4_at(const void *data, int kind, Py_ssize_t n, Py_ssize_t p) {
+    for (Py_ssize_t a = digits_at(data, kind, n, p, 3); a >= 1; a--) {
+        Py_ssize_t q = p + a;
+        if (q >= n || RD(q) != '.')
+            continue;
+        q++;
+        for (Py_ssize_t b = digits_at(data, kind, n, q, 3); b >= 1; b--) {
+            Py_ssize_t q2 = q + b;
+            int dot = q2 < n && RD(q2) == '.';
+            for (int od = dot; od >= 0; od--) {
+                Py_ssize_t q3 = q2 + od;
+                int sp = q3 < n && is_space(RD(q3));
+                for (int os = sp; os >= 0; os--) {
+                    Py_ssize_t q4 = q3 + os;
+                    for (Py_ssize_t c = digits_at(data, kind, n, q4, 3); c >= 0; c--) {
+                        Py_ssize_t q5 = q4 + c;
+                        if (q5 >= n || RD(q5) != '.')
+                            continue;
+                        Py_ssize_t q6 = q5 + 1;
+                        int sp2 = q6 < n && is_space(RD(q6));
+                        for (int os2 = sp2; os2 >= 0; os2--) {
+                            Py_ssize_t q7 = q6 + os2;
+                            Py_ssize_t d = digits_at(data, kind, n, q7, 3);
+                            if (d == 0)
+                                continue;
+                            Py_ssize_t q8 = q7 + d;
+                            if (q8 < n && RD(q8) == '.') {
+                                Py_ssize_t e = digits_at(data, kind, n, q8 + 1, 3);
+                                if (e > 0)
+                                    return q8 + 1 + e;
+                            }
+                            return q8;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return -1;
+}
+
+/* Whether find_ips certainly rejects the match ``t[s:e]`` before it reaches
+ * ipaddress: only decided for a match of ASCII digits, dots and spaces (where
+ * none of find_ips's checks can raise, so their order does not matter); any
+ * other match is kept for Python to judge. The checks, as in find_ips: four
+ * non-empty dot-separated parts once spaces are dropped, at most one space,
+ * not glued to a following word or number, every part <= 255, no "version"
+ * or "v" just before, and not in 10/8 or 127/8. */
+KERNEL int ipv4_rejected(const void *data, int kind, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e) {
+    long part[4] = {0, 0, 0, 0};
+    int parts = 1, spaces = 0, empty = 0, digits_in_part = 0;
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = RD(i);
+        if (c == ' ') {
+            spaces++;
+        } else if (c == '.') {
+            if (digits_in_part == 0)
+                empty = 1;
+            digits_in_part = 0;
+            parts++;
+        } else if (is_adigit(c)) {
+            if (parts <= 4 && part[parts - 1] < 100000)
+                part[parts - 1] = part[parts - 1] * 10 + (long)(c - '0');
+            digits_in_part++;
+        } else {
+            return 0; /* another digit or space character: Python decides */
+        }
+    }
+    if (digits_in_part == 0)
+        empty = 1;
+    if (parts != 4 || empty || spaces > 1)
+        return 1;
+    if (e < n) {
+        Py_UCS4 c = RD(e);
+        if (is_alnum(c) || (c == '.' && e + 1 < n && Py_UNICODE_ISDIGIT(RD(e + 1))))
+            return 1;
+    }
+    for (int k = 0; k < 4; k++)
+        if (part[k] > 255)
+            return 1;
+    /* before = t[max(0, s - 12):s]: "version" in it, or it ends with "v" / "v " */
+    Py_ssize_t b = s - 12 > 0 ? s - 12 : 0;
+    static const char version[] = "version";
+    for (Py_ssize_t i = b; i + 7 <= s; i++) {
+        Py_ssize_t k = 0;
+        while (k < 7 && RD(i + k) == (Py_UCS4)version[k])
+            k++;
+        if (k == 7)
+            return 1;
+    }
+    if (s - b >= 1 && RD(s - 1) == 'v')
+        return 1;
+    if (s - b >= 2 && RD(s - 2) == 'v' && RD(s - 1) == ' ')
+        return 1;
+    return part[0] == 10 || part[0] == 127;
+}
+
+KERNEL int ipv4_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
+    Py_ssize_t p = 0;
+    while ((p = next_digit(data, kind, p, n)) < n) {
+        /* (?<![0-9a-z.]) */
+        int lone = p == 0 || !(is_alnum(RD(p - 1)) || RD(p - 1) == '.');
+        Py_ssize_t e = lone ? ipv4_at(data, kind, n, p) : -1;
+        if (e > p) {
+            if (!ipv4_rejected(data, kind, n, p, e) &&
+                append_new(out, Py_BuildValue("(nn)", p, e)) < 0)
+                return -1;
+            p = e;
+        } else {
+            p++;
+        }
+    }
+    return 0;
+}
+
+static PyObject *ipv4(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "ipv4() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(arg), rc;
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    BY_KIND(ipv4_impl(data, PyUnicode_1BYTE_KIND, n, out),
+            ipv4_impl(data, PyUnicode_2BYTE_KIND, n, out),
+            ipv4_impl(data, PyUnicode_4BYTE_KIND, n, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* --- IPv6 gates ----------------------------------------------------------------------------- */
+
+static inline int is_hex(Py_UCS4 c) { return is_adigit(c) || (c >= 'a' && c <= 'f'); }
+
+/* Starts of personal._IPV6_GATE_RE (:[0-9a-f]{0,4}:) matches, left to right
+ * without overlap: a colon, at most four hex digits (a fifth one would leave
+ * no colon after any shorter count), then a colon, which the match consumes. */
+KERNEL int gates6_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
+    Py_ssize_t i = next_char(data, kind, 0, n, ':');
+    while (i < n) {
+        Py_ssize_t k = 0;
+        while (k < 5 && i + 1 + k < n && is_hex(RD(i + 1 + k)))
+            k++;
+        Py_ssize_t close = i + 1 + k;
+        if (k <= 4 && close < n && RD(close) == ':') {
+            if (append_new(out, PyLong_FromSsize_t(i)) < 0)
+                return -1;
+            i = next_char(data, kind, close + 1, n, ':');
+        } else {
+            i = next_char(data, kind, i + 1, n, ':');
+        }
+    }
+    return 0;
+}
+
+static PyObject *ipv6_gates(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "ipv6_gates() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(arg), rc;
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    BY_KIND(gates6_impl(data, PyUnicode_1BYTE_KIND, n, out),
+            gates6_impl(data, PyUnicode_2BYTE_KIND, n, out),
+            gates6_impl(data, PyUnicode_4BYTE_KIND, n, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* --- IBAN starts and five-digit starts ----------------------------------------------------- */
+
+/* (?<![a-z0-9])[a-z]{2}\d\d(?=[a-z0-9 ]{11}) */
+KERNEL int iban_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
+    /* led by the digits, which are rare: c + 2 is a digit */
+    for (Py_ssize_t i = next_digit(data, kind, 2, n); i < n; i = next_digit(data, kind, i + 1, n)) {
+        Py_ssize_t c = i - 2;
+        if (c + 15 > n)
+            break;
+        if (!KDEC(RD(c + 3)) || !is_lower(RD(c + 1)) || !is_lower(RD(c)))
+            continue;
+        if (c > 0 && is_alnum(RD(c - 1)))
+            continue;
+        int ok = 1;
+        for (Py_ssize_t k = c + 4; k < c + 15; k++) {
+            Py_UCS4 ch = RD(k);
+            if (!(is_alnum(ch) || ch == ' ')) {
+                ok = 0;
+                break;
+            }
+        }
+        if (ok && append_new(out, PyLong_FromSsize_t(c)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Starts of \d{5} matches, left to right without overlap. */
+KERNEL int fives_impl(const void *data, int kind, Py_ssize_t n, PyObject *out) {
+    Py_ssize_t i = 0;
+    while ((i = next_digit(data, kind, i, n)) < n) {
+        Py_ssize_t e = i;
+        while (e < n && KDEC(RD(e)))
+            e++;
+        for (; e - i >= 5; i += 5)
+            if (append_new(out, PyLong_FromSsize_t(i)) < 0)
+                return -1;
+        i = e;
+    }
+    return 0;
+}
+
+static PyObject *iban_starts(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "iban_starts() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(arg), rc;
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    BY_KIND(iban_impl(data, PyUnicode_1BYTE_KIND, n, out),
+            iban_impl(data, PyUnicode_2BYTE_KIND, n, out),
+            iban_impl(data, PyUnicode_4BYTE_KIND, n, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *five_digit_starts(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "five_digit_starts() takes a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(arg), rc;
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    BY_KIND(fives_impl(data, PyUnicode_1BYTE_KIND, n, out),
+            fives_impl(data, PyUnicode_2BYTE_KIND, n, out),
+            fives_impl(data, PyUnicode_4BYTE_KIND, n, out));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* --- all scans at once ------------------------------------------------------------------- */
+
+KERNEL int scan_impl(const void *data, int kind, Py_ssize_t n, Py_ssize_t min_digits,
+                     PyObject **lists) {
+    if (emails_impl(data, kind, n, lists[0]) < 0 ||
+        numbers_impl(data, kind, n, min_digits, lists[1]) < 0 ||
+        iban_impl(data, kind, n, lists[2]) < 0 || ipv4_impl(data, kind, n, lists[3]) < 0 ||
+        gates6_impl(data, kind, n, lists[4]) < 0 || fives_impl(data, kind, n, lists[5]) < 0)
+        return -1;
+    return 0;
+}
+
+#define SCAN_LISTS 6
+
+static PyObject *scan(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *t;
+    Py_ssize_t min_digits;
+    if (!PyArg_ParseTuple(args, "Un:scan", &t, &min_digits))
+        return NULL;
+    if (PyUnicode_READY(t) < 0)
+        return NULL;
+    PyObject *out = PyTuple_New(SCAN_LISTS);
+    if (out == NULL)
+        return NULL;
+    PyObject *lists[SCAN_LISTS];
+    for (int k = 0; k < SCAN_LISTS; k++) {
+        lists[k] = PyList_New(0);
+        if (lists[k] == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, k, lists[k]); /* the tuple owns it; lists[k] is borrowed */
+    }
+    int kind = PyUnicode_KIND(t), rc;
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    BY_KIND(scan_impl(data, PyUnicode_1BYTE_KIND, n, min_digits, lists),
+            scan_impl(data, PyUnicode_2BYTE_KIND, n, min_digits, lists),
+            scan_impl(data, PyUnicode_4BYTE_KIND, n, min_digits, lists));
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* --- literal presence ---------------------------------------------------------------------- */
+
+#define MAX_LITERALS 256
+/* The trigram filter: one bit per hash of the first three characters of a
+ * literal. The hash is rolled along the text (each step shifts the previous
+ * characters out by five bits, so after three steps a character has left the
+ * mask), and a position is compared with the literals only where its bit is
+ * set: for a few dozen literals a small share of positions, so the scan is a
+ * few instructions a character with a predictable branch. Literals shorter
+ * than three characters are tested with ``in`` (PySequence_Contains). */
+#define TRI_MASK 0x7FFFu
+
+typedef struct {
+    const Py_UCS1 *chars; /* ASCII */
+    Py_ssize_t len;
+    int next; /* next literal with the same first character, or -1 */
+} literal;
+
+static inline unsigned tri_step(unsigned h, Py_UCS4 c) { return ((h << 5) ^ (unsigned)c) & TRI_MASK; }
+
+/* Whether ``lit`` occurs at ``i``. */
+KERNEL int literal_at(const void *data, int kind, Py_ssize_t n, const literal *lit,
+                      Py_ssize_t i) {
+    if (lit->len > n - i)
+        return 0;
+    Py_ssize_t j = 0;
+    while (j < lit->len && RD(i + j) == lit->chars[j])
+        j++;
+    return j == lit->len;
+}
+
+/* Marks ``found[k]`` for each literal of three or more characters that occurs
+ * in the text; ``head[c]`` is the first such literal starting with ASCII
+ * character ``c`` (-1 for none); ``left`` is how many are still unfound. */
+KERNEL void present_impl(const void *data, int kind, Py_ssize_t n, const literal *lits,
+                         const int *head, const unsigned char *tri, char *found, int left) {
+    unsigned h = 0;
+    for (Py_ssize_t i = 0; i < n && left > 0; i++) {
+        h = tri_step(h, RD(i));
+        if (!(tri[h >> 3] & (1u << (h & 7))) || i < 2)
+            continue;
+        Py_UCS4 a = RD(i - 2);
+        if (a >= 128)
+            continue;
+        for (int k = head[a]; k >= 0; k = lits[k].next)
+            if (!found[k] && literal_at(data, kind, n, &lits[k], i - 2)) {
+                found[k] = 1;
+                left--;
+            }
+    }
+}
+
+static PyObject *present(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *t, *literals;
+    if (!PyArg_ParseTuple(args, "UO!:present", &t, &PyTuple_Type, &literals))
+        return NULL;
+    if (PyUnicode_READY(t) < 0)
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(literals);
+    if (count > MAX_LITERALS) {
+        PyErr_SetString(PyExc_ValueError, "present(): too many literals");
+        return NULL;
+    }
+    literal lits[MAX_LITERALS];
+    char found[MAX_LITERALS];
+    int head[128], left = 0;
+    unsigned char tri[(TRI_MASK + 1) / 8];
+    memset(tri, 0, sizeof tri);
+    for (int c = 0; c < 128; c++)
+        head[c] = -1;
+    /* chain in reverse so each bucket lists literals in tuple order */
+    for (Py_ssize_t k = count - 1; k >= 0; k--) {
+        PyObject *lit = PyTuple_GET_ITEM(literals, k);
+        if (!PyUnicode_Check(lit) || PyUnicode_READY(lit) < 0 || !PyUnicode_IS_ASCII(lit) ||
+            PyUnicode_GET_LENGTH(lit) == 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "present(): literals are non-empty ASCII str");
+            return NULL;
+        }
+        const Py_UCS1 *chars = PyUnicode_1BYTE_DATA(lit);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(lit);
+        lits[k].chars = chars;
+        lits[k].len = len;
+        lits[k].next = -1;
+        found[k] = 0;
+        if (len < 3) {
+            int has = PySequence_Contains(t, lit);
+            if (has < 0)
+                return NULL;
+            found[k] = (char)has;
+            continue;
+        }
+        lits[k].next = head[chars[0]];
+        head[chars[0]] = (int)k;
+        left++;
+        unsigned h = tri_step(tri_step(tri_step(0, chars[0]), chars[1]), chars[2]);
+        tri[h >> 3] |= (unsigned char)(1u << (h & 7));
+    }
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        present_impl(data, PyUnicode_1BYTE_KIND, n, lits, head, tri, found, left);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        present_impl(data, PyUnicode_2BYTE_KIND, n, lits, head, tri, found, left);
+        break;
+    default:
+        present_impl(data, PyUnicode_4BYTE_KIND, n, lits, head, tri, found, left);
+        break;
+    }
+    PyObject *hits = PyList_New(0);
+    if (hits == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (found[k] && PyList_Append(hits, PyTuple_GET_ITEM(literals, k)) < 0) {
+            Py_DECREF(hits);
+            return NULL;
+        }
+    }
+    PyObject *set = PyFrozenSet_New(hits);
+    Py_DECREF(hits);
+    return set;
+}
+
+/* --- module -------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"emails", emails, METH_O,
+     "emails(t) -> [(start, end, local, domain)]: personal._email_shapes(t)."},
+    {"numbers", numbers, METH_VARARGS,
+     "numbers(t, min_digits) -> [(prefix, [(start, end, sep_start)])]: "
+     "personal._number_clusters(t, min_digits)."},
+    {"ipv4", ipv4, METH_O,
+     "ipv4(t) -> [(start, end)]: the spans of personal._IPV4_RE.finditer(t) that find_ips "
+     "may accept."},
+    {"ipv6_gates", ipv6_gates, METH_O,
+     "ipv6_gates(t) -> [int]: the starts of personal._IPV6_GATE_RE.finditer(t)."},
+    {"iban_starts", iban_starts, METH_O, "iban_starts(t) -> [int]: personal._iban_starts(t)."},
+    {"five_digit_starts", five_digit_starts, METH_O,
+     "five_digit_starts(t) -> [int]: the starts of personal._FIVE_DIGITS_RE.finditer(t)."},
+    {"scan", scan, METH_VARARGS,
+     "scan(t, min_digits) -> (emails(t), numbers(t, min_digits), iban_starts(t), ipv4(t), "
+     "ipv6_gates(t), five_digit_starts(t)), from one call."},
+    {"present", present, METH_VARARGS,
+     "present(t, literals) -> frozenset: the literals (non-empty ASCII) that occur in t."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "evaluators.detectors._piikernel",
+    "The no_pii detector's candidate scans (see evaluators/detectors/personal.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__piikernel(void) { return PyModule_Create(&module); }

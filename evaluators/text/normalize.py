@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from functools import lru_cache
 
 from evaluators.text.confusables import CONFUSABLES
@@ -25,27 +25,85 @@ from evaluators.text.confusables import CONFUSABLES
 _EXTRA_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u034f\u180b\u180c\u180d\u180e")
 
 
-@dataclass(frozen=True, slots=True)
 class NormalizedText:
     """A normalised view of ``raw`` plus the offset table back to it.
 
     ``offsets`` has ``len(text) + 1`` entries: ``text[i]`` came from
     ``raw[offsets[i]]`` and the last entry is ``len(raw)``.
+
+    Why not a dataclass: most outputs are plain ASCII with no whitespace run,
+    where the table is the identity. Building that tuple cost more than the
+    fold itself, so an identity view stores no table (``_offsets`` is None),
+    maps spans without one, and only materialises ``offsets`` if a caller
+    reads it. Equality, hashing, repr and pickling behave as the former
+    frozen dataclass over ``(raw, text, offsets)`` did.
     """
+
+    __slots__ = ("_offsets", "raw", "text")
 
     raw: str
     text: str
-    offsets: tuple[int, ...]
+    _offsets: tuple[int, ...] | None
+
+    def __init__(self, raw: str, text: str, offsets: tuple[int, ...]) -> None:
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "_offsets", offsets)
+
+    @classmethod
+    def identity(cls, raw: str, text: str) -> NormalizedText:
+        """A view whose ``text[i]`` came from ``raw[i]`` (same length, no table built)."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "_offsets", None)
+        return self
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """The offset table (built on first read for an identity view)."""
+        offsets = self._offsets
+        if offsets is None:
+            offsets = _index_range(0, len(self.raw) + 1)
+            object.__setattr__(self, "_offsets", offsets)
+        return offsets
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
         """Map normalised ``[start, end)`` to the raw span covering whole source chars."""
         n = len(self.text)
         if not 0 <= start <= end <= n:
             raise ValueError(f"span [{start}, {end}) outside normalised text of length {n}")
+        offsets = self._offsets
+        if offsets is None:
+            return start, end
         if start == end:
-            pos = self.offsets[start]
+            pos = offsets[start]
             return pos, pos
-        return self.offsets[start], self.offsets[end - 1] + 1
+        return offsets[start], offsets[end - 1] + 1
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NormalizedText) or other.__class__ is not self.__class__:
+            return NotImplemented
+        if self.raw != other.raw or self.text != other.text:
+            return False
+        if self._offsets is None and other._offsets is None:
+            return True
+        return self.offsets == other.offsets
+
+    def __hash__(self) -> int:
+        return hash((self.raw, self.text, self.offsets))
+
+    def __repr__(self) -> str:
+        return f"NormalizedText(raw={self.raw!r}, text={self.text!r}, offsets={self.offsets!r})"
+
+    def __reduce__(self) -> tuple[type[NormalizedText], tuple[str, str, tuple[int, ...]]]:
+        return (NormalizedText, (self.raw, self.text, self.offsets))
 
 
 @lru_cache(maxsize=8192)
@@ -107,6 +165,8 @@ def _fold_special(ch: str) -> str:
 
 def _collapse_spaces(text: str, offsets: list[int]) -> tuple[str, list[int]]:
     """Fold runs of spaces to the first one, keeping the offset table aligned."""
+    if "  " not in text:  # the common case: skip the regex pass
+        return text, offsets
     runs = list(_SPACE_RUN.finditer(text))
     if not runs:
         return text, offsets
@@ -133,7 +193,10 @@ def normalize(raw: str) -> NormalizedText:
     case); other code points go through a cached per-character fold.
     """
     if raw.isascii() and not raw.encode("ascii").translate(None, _PLAIN_BYTES):
-        text, offsets = _collapse_spaces(_ascii_fold(raw), list(_index_range(0, len(raw))))
+        text = _ascii_fold(raw)
+        if "  " not in text:
+            return NormalizedText.identity(raw, text)
+        text, offsets = _collapse_spaces(text, list(_index_range(0, len(raw))))
         offsets.append(len(raw))
         return NormalizedText(raw, text, tuple(offsets))
     parts: list[str] = []

@@ -60,6 +60,11 @@ class NormalizedText:
         return self
 
     @property
+    def is_identity(self) -> bool:
+        """True when ``text[i]`` came from ``raw[i]`` for every ``i`` (no table kept)."""
+        return self._offsets is None
+
+    @property
     def offsets(self) -> tuple[int, ...]:
         """The offset table (built on first read for an identity view)."""
         offsets = self._offsets

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from evaluators.text.normalize import NormalizedText, normalize
@@ -66,8 +67,8 @@ def mask(value: str, keep: int = 4) -> str:
     return value[:keep] + "…"
 
 
-def _sort_key(c: Candidate) -> tuple[int, int, int]:
-    return (c.start, -c.priority, c.start - c.end)
+# Candidate.start, read in C by the sort.
+_by_start = itemgetter(2)
 
 
 def resolve_overlaps(cands: Iterable[Candidate]) -> list[Candidate]:
@@ -77,16 +78,22 @@ def resolve_overlaps(cands: Iterable[Candidate]) -> list[Candidate]:
     overlap the next one, so this stays O(k log k) even for adversarial input.
     The kept list therefore holds non-empty spans, each starting at or after
     the end of the one before.
+
+    The sort is on ``start`` alone (stable), not on ``(start, -priority,
+    -length)``: candidates sharing a start all overlap one another, so the
+    sweep's replace-if-strictly-better keeps the first of the best of them
+    either way, and an earlier span is beaten by that best or by none. Same
+    survivors, without a Python key function per candidate.
     """
     kept: list[Candidate] = []
     last: Candidate | None = None
-    for c in sorted(cands, key=_sort_key):
+    for c in sorted(cands, key=_by_start):
         start = c.start
         end = c.end
         if end <= start:
             continue
         if last is not None and start < last.end:
-            # c wins on (priority, length); ties keep the earlier-sorted one.
+            # c wins on (priority, length); ties keep the one seen first.
             if (c.priority, end - start) > (last.priority, last.end - last.start):
                 kept[-1] = last = c
             continue
@@ -108,10 +115,8 @@ def finalize(norm: NormalizedText, cands: Iterable[Candidate]) -> list[Finding]:
     kept = resolve_overlaps(cands)
     if norm.is_identity and (not kept or (kept[0].start >= 0 and kept[-1].end <= len(norm.text))):
         return [
-            _new_tuple(
-                Finding, (c.kind, c.category, c.start, c.end, raw[c.start : c.end], c.detail)
-            )
-            for c in kept
+            _new_tuple(Finding, (kind, category, s, e, raw[s:e], detail))
+            for kind, category, s, e, detail, _ in kept
         ]
     out: list[Finding] = []
     last_end = -1

@@ -111,3 +111,22 @@ def test_records_keep_their_fields_and_behaviour() -> None:
     except AttributeError:
         return
     raise AssertionError("findings are immutable")
+
+
+_CROWDED = st.lists(
+    st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 2)), max_size=20
+).map(
+    lambda spans: [
+        Candidate(f"k{i}", "c", min(a, b), max(a, b), f"d{i}", p)
+        for i, (a, b, p) in enumerate(spans)
+    ]
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_CROWDED)
+def test_resolve_overlaps_on_crowded_ties(cands: list[Candidate]) -> None:
+    # Many candidates share a start, a priority and a length: the start-only
+    # sort must keep exactly what the full-key sort kept.
+    assert resolve_overlaps(cands) == _reference_resolve(cands)
+    assert resolve_overlaps(reversed(cands)) == _reference_resolve(list(reversed(cands)))

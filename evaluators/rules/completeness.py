@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from contextlib import suppress
+from operator import itemgetter
 from typing import Any
 
 import jsonschema
@@ -89,6 +91,32 @@ def expected_coverage(ctx: EvalContext) -> Outcome:
     )
 
 
+# word -> stem(word), kept across evaluations: natural text repeats a small
+# vocabulary, and stem() is a Python loop over the suffixes per word.
+_STEMS: dict[str, str] = {}
+_STEMS_MAX = 65536
+_FIRST4 = itemgetter(slice(None, 4))
+
+
+def _stem_set(ws: AbstractSet[str]) -> set[str]:
+    """``{stem(w) for w in ws}``, stemming only the words not seen before."""
+    cache = _STEMS
+    missing = ws - cache.keys()
+    if len(cache) + len(missing) > _STEMS_MAX:
+        return {stem(w) for w in ws}
+    for w in missing:
+        cache[w] = stem(w)
+    return set(map(cache.__getitem__, ws))
+
+
+def _prefixes(ws: AbstractSet[str]) -> set[str]:
+    """The four-letter prefixes ``engaged_terms`` looks up, as
+    ``{w[:4] for w in ws if len(w) >= 4}`` but with the shorter words kept
+    whole: it only looks up four-letter strings, which no shorter word equals,
+    so the answers are the same and the set is built without a Python loop."""
+    return set(map(_FIRST4, ws))
+
+
 def ask_coverage(ctx: EvalContext) -> Outcome:
     ask = ctx.input or ""
     if not ctx.output.strip():
@@ -102,14 +130,16 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     if len(meas) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
     out_words = ctx.output_word_set
-    out_stems = {stem(w) for w in out_words}
-    out_prefixes = {w[:4] for w in out_words if len(w) >= 4}
-    n_out_words = len(ctx.output.split())
+    out_stems = _stem_set(out_words)
+    out_prefixes = _prefixes(out_words)
+    # only "40 words or more?" is asked: a split capped at 39 cuts has 40
+    # pieces exactly when the whole split has 40 or more
+    long_output = len(ctx.output.split(None, 39)) >= 40
     tool_words: set[str] = set()
     for st in ctx.steps:
         tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
-    tool_stems = {stem(w) for w in tool_words}
-    tool_prefixes = {w[:4] for w in tool_words if len(w) >= 4}
+    tool_stems = _stem_set(tool_words)
+    tool_prefixes = _prefixes(tool_words)
     uncovered: list[asks.AskPart] = []
     by_tool = 0
     for p in meas:
@@ -118,7 +148,7 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
             continue
         if asks.mirrors_marker(p.marker, ctx.output):
             continue
-        if asks.is_produce(p) and n_out_words >= 40:
+        if long_output and asks.is_produce(p):
             continue
         if tool_words and asks.engaged_terms(terms, tool_words, tool_stems, tool_prefixes) >= 2:
             by_tool += 1

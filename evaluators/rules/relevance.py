@@ -60,11 +60,15 @@ class Continuity:
     total: int
 
 
-def _units(text: str, sentences: list[tuple[int, int]] | None = None) -> list[str]:
+def _units(
+    text: str, sentences: list[tuple[int, int]] | None = None, body: str | None = None
+) -> list[str]:
     """Sentences, with list items folded under the sentence introducing them.
     ``sentences`` are ``split_sentences(text)`` when the caller has them: a
-    text with no fence and no line break is one block, and reuses them."""
-    body = strip_fences(text)
+    text with no fence and no line break is one block, and reuses them.
+    ``body`` is ``strip_fences(text)`` when the caller has it."""
+    if body is None:
+        body = strip_fences(text)
     if sentences is not None and body is text and "\n" not in body:
         return [body[s:e] for s, e in sentences] if body.strip() else []
     units: list[str] = []
@@ -92,8 +96,9 @@ def continuity(ctx: EvalContext) -> Continuity | str:
 def _continuity(ctx: EvalContext) -> Continuity | str:
     min_words, _ = ctx.threshold("topic_consistency_min_words")
     # letter runs of four or more, counted only as far as the minimum
+    body = strip_fences(ctx.output)
     long_words = 0
-    for _ in _LONG_WORD.finditer(strip_fences(ctx.output)):
+    for _ in _LONG_WORD.finditer(body):
         long_words += 1
         if long_words >= min_words:
             break
@@ -103,11 +108,12 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
     if not topic:
         return "the input has no content terms"
     total = connected = 0
-    for terms in content_term_sets(_units(ctx.output, ctx.output_sentences)):
+    # isdisjoint answers "any shared term?" without building the intersection
+    for terms in content_term_sets(_units(ctx.output, ctx.output_sentences, body)):
         if not terms:
             continue
         total += 1
-        if terms & topic:
+        if not topic.isdisjoint(terms):
             connected += 1
             topic |= terms
     if total == 0:
@@ -279,8 +285,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     tc_thr, tc_src = ctx.threshold("topic_consistency")
     asked = kw_src != "default" or tc_src != "default"
     src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
-    out_words = ctx.output.split()
-    if len(out_words) <= 25 and _REFUSAL.search(ctx.output):
+    # at most 25 words: a split capped at 25 cuts yields 26 pieces past that
+    if len(ctx.output.split(None, 25)) <= 25 and _REFUSAL.search(ctx.output):
         return Outcome(
             False,
             0.0,

@@ -270,20 +270,22 @@ _TEXT_CAP = 2_000_000
 
 
 def _sentence_repetition(
-    text: str, spans: list[tuple[int, int]] | None = None
+    text: str, spans: list[tuple[int, int]] | None = None, nonspace: int | None = None
 ) -> tuple[str, int] | None:
     """The most repeated sentence when it is most of the output. ``spans`` are
-    ``split_sentences(text)`` when the caller already has them."""
+    ``split_sentences(text)`` when the caller already has them; ``nonspace``
+    is ``_non_space_count(text)`` when the caller has counted it."""
     if spans is None or "```" in text or len(text) > _TEXT_CAP:
         body = _FENCE.sub(" ", text[:_TEXT_CAP])
         spans = split_sentences(body)
+        nonspace = None  # counted on the text, not on this body
     else:
         body = text
     best, n = _most_repeated(body, spans)
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
-    nonws = _non_space_count(body) or 1
+    nonws = (_non_space_count(body) if nonspace is None else nonspace) or 1
     if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
@@ -335,13 +337,42 @@ def _letter_runs(low: str) -> list[str]:
     return re.findall(r"[a-z']+", low)
 
 
-def _is_echo(ask: str, low: str) -> bool:
+# The compiled letter-run counts (evaluators/rules/_saykernel.c); absent when
+# the extension was not built, and then the reference below runs.
+try:
+    from evaluators.rules import _saykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _saykernel = None  # type: ignore[assignment]
+
+_LOREM_WORDS = tuple(sorted(_LOREM))
+
+
+def _letter_stats_py(low: str, words: tuple[str, ...]) -> tuple[int, int, int]:
+    """``(runs, hits, nonspace)``: how many letter runs ``low`` has
+    (``_letter_runs``), how many of them are one of ``words``, and its
+    non-space characters (``_non_space_count``). The reference and fallback
+    of ``_saykernel.letter_stats``."""
+    toks = _letter_runs(low)
+    wanted = frozenset(words)
+    return len(toks), sum(map(wanted.__contains__, toks)), _non_space_count(low)
+
+
+def _letter_stats(low: str) -> tuple[int, int, int]:
+    """``_letter_stats_py(low, _LOREM_WORDS)``: one C pass when built, so the
+    common case (a long output) builds no token list at all."""
+    if _saykernel is not None:
+        return _saykernel.letter_stats(low, _LOREM_WORDS)
+    return _letter_stats_py(low, _LOREM_WORDS)
+
+
+def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
     """The lowered output ``low`` is the ask handed back, whitespace aside.
     The collapsed output keeps every non-space character of ``low``, so when
     those alone are over the length bound it cannot pass, and the collapsed
-    copy of a long output is never built."""
+    copy of a long output is never built. ``nonspace`` is
+    ``_non_space_count(low)`` when the caller has counted it."""
     a = " ".join(ask.lower().split())
-    if _non_space_count(low) > 1.2 * len(a):
+    if (_non_space_count(low) if nonspace is None else nonspace) > 1.2 * len(a):
         return False
     o = " ".join(low.split())
     return a in o and len(o) <= 1.2 * len(a)
@@ -356,15 +387,13 @@ def says_something(ctx: EvalContext) -> Outcome:
     whole = span("output", len(out) - len(out.lstrip()), len(out.rstrip()), "the whole output")
     shape: str | None = None
     low = stripped.lower()
-    toks = _letter_runs(low)
+    # the letter runs are counted, not built: only a short output (the
+    # acknowledgement test below) needs the runs themselves
+    n_toks, n_lorem, low_nonspace = _letter_stats(low)
     if (
         not re.search(r"\w", stripped)
         or low in _ARTEFACTS
-        or (
-            toks
-            and not _LOREM.isdisjoint(toks)  # no lorem word: a ratio of 0
-            and sum(map(_LOREM.__contains__, toks)) / len(toks) >= 0.5
-        )
+        or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
     ):
         shape = "placeholder"
     ask_words = ctx.input_words
@@ -374,10 +403,9 @@ def says_something(ctx: EvalContext) -> Outcome:
     )
     if (
         shape is None
-        and toks
-        and len(toks) <= 12
-        and all(t in _ACK for t in toks)
+        and 0 < n_toks <= 12
         and ask_needs_more
+        and all(t in _ACK for t in _letter_runs(low))
     ):
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
@@ -394,9 +422,22 @@ def says_something(ctx: EvalContext) -> Outcome:
             blocked = ctx.threshold("blocklist")[0]
             if not any(p.lower() in ask.lower() for p in blocked):
                 shape = "refusal"
-    if shape is None and ask.strip() and len(ask.strip()) >= 20 and _is_echo(ask, low):
+    if (
+        shape is None
+        and ask.strip()
+        and len(ask.strip()) >= 20
+        and _is_echo(ask, low, low_nonspace)
+    ):
         shape = "echo"
-    rep = None if shape else _sentence_repetition(out, ctx.output_sentences)
+    # on ASCII text strip() drops only whitespace and lower() keeps every
+    # character's whitespace-ness, so the output counts as its lowered strip
+    rep = (
+        None
+        if shape
+        else _sentence_repetition(
+            out, ctx.output_sentences, low_nonspace if out.isascii() else None
+        )
+    )
     if rep:
         shape = "repetition"
     saw = tuple(n for n in ("output", "input", "tool_calls") if ctx.has(n) or n == "output")

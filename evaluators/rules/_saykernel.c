@@ -21,10 +21,13 @@
  * Every PyUnicode kind is read (1, 2 and 4 bytes, through one macro): the
  * run characters are ASCII code points, so a run means the same in each.
  * A run is only compared with the words when it is no longer than the
- * longest word; its characters are copied into a fixed buffer of that size.
+ * longest word; its characters are copied into a fixed buffer of that size,
+ * and only the words with its first letter and its length are compared
+ * (two bit masks over the first 64 words; any further words one by one).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Words longer than this are refused: the lorem list is a dozen letters. */
@@ -37,11 +40,43 @@ typedef struct {
 
 static inline int run_char(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || c == '\''; }
 
-/* Whether the run buf[0:len] equals one of words[0:nwords]. */
-static int is_word(const char *buf, Py_ssize_t len, const word_t *words, Py_ssize_t nwords) {
-    for (Py_ssize_t k = 0; k < nwords; k++) {
-        if (words[k].len == len && words[k].chars[0] == buf[0] &&
-            memcmp(words[k].chars, buf, (size_t)len) == 0)
+/* Character classes of the first 256 code points, filled at import from
+ * the predicates the other code points use (so the two cannot disagree). */
+enum { C_SPACE = 1, C_RUN = 2 };
+static unsigned char classes[256];
+
+static void fill_classes(void) {
+    for (Py_UCS4 c = 0; c < 256; c++)
+        classes[c] =
+            (unsigned char)((Py_UNICODE_ISSPACE(c) ? C_SPACE : 0) | (run_char(c) ? C_RUN : 0));
+}
+
+static inline unsigned char classify(Py_UCS4 c) {
+    if (c < 256)
+        return classes[c];
+    return Py_UNICODE_ISSPACE(c) ? C_SPACE : 0; /* every run character is ASCII */
+}
+
+/* The words, with the candidates for a run found by two bit masks: the words
+ * (of the first 64) starting with a letter, and those of a length. */
+typedef struct {
+    const word_t *words;
+    Py_ssize_t nwords;
+    uint64_t by_first[128];
+    uint64_t by_len[MAX_WORD + 1];
+} lookup_t;
+
+/* Whether the run buf[0:len] (1 <= len <= MAX_WORD, ASCII) equals a word. */
+static int is_word(const lookup_t *lk, const char *buf, Py_ssize_t len) {
+    uint64_t cand = lk->by_first[(unsigned char)buf[0] & 127] & lk->by_len[len];
+    while (cand) {
+        int k = __builtin_ctzll(cand);
+        cand &= cand - 1;
+        if (memcmp(lk->words[k].chars, buf, (size_t)len) == 0)
+            return 1;
+    }
+    for (Py_ssize_t k = 64; k < lk->nwords; k++) { /* past the masks: one by one */
+        if (lk->words[k].len == len && memcmp(lk->words[k].chars, buf, (size_t)len) == 0)
             return 1;
     }
     return 0;
@@ -53,16 +88,16 @@ static int is_word(const char *buf, Py_ssize_t len, const word_t *words, Py_ssiz
         const T *p = (const T *)data;                                             \
         for (Py_ssize_t i = 0; i < n; i++) {                                      \
             Py_UCS4 c = (Py_UCS4)p[i];                                            \
-            if (!Py_UNICODE_ISSPACE(c))                                           \
-                nonspace++;                                                       \
-            if (run_char(c)) {                                                    \
+            unsigned char k = classify(c);                                        \
+            spaces += k & C_SPACE;                                                \
+            if (k & C_RUN) {                                                      \
                 if (run_len == 0)                                                 \
                     runs++;                                                       \
                 if (run_len < maxlen)                                             \
                     buf[run_len] = (char)c;                                       \
                 run_len++;                                                        \
             } else if (run_len) {                                                 \
-                if (run_len <= maxlen && is_word(buf, run_len, words, nwords))    \
+                if (run_len <= maxlen && is_word(lk, buf, run_len))               \
                     hits++;                                                       \
                 run_len = 0;                                                      \
             }                                                                     \
@@ -117,8 +152,20 @@ static PyObject *letter_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
         if (len > maxlen)
             maxlen = len;
     }
+    lookup_t *lk = PyMem_Malloc(sizeof(lookup_t));
+    if (lk == NULL) {
+        PyMem_Free(words);
+        return PyErr_NoMemory();
+    }
+    memset(lk, 0, sizeof(lookup_t));
+    lk->words = words;
+    lk->nwords = nwords;
+    for (Py_ssize_t k = 0; k < nwords && k < 64; k++) {
+        lk->by_first[(unsigned char)words[k].chars[0] & 127] |= (uint64_t)1 << k;
+        lk->by_len[words[k].len] |= (uint64_t)1 << k;
+    }
     char buf[MAX_WORD];
-    Py_ssize_t runs = 0, hits = 0, nonspace = 0, run_len = 0;
+    Py_ssize_t runs = 0, hits = 0, spaces = 0, run_len = 0;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     const void *data = PyUnicode_DATA(text);
     switch (PyUnicode_KIND(text)) {
@@ -132,10 +179,11 @@ static PyObject *letter_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
         SCAN(Py_UCS4);
         break;
     }
-    if (run_len && run_len <= maxlen && is_word(buf, run_len, words, nwords))
+    if (run_len && run_len <= maxlen && is_word(lk, buf, run_len))
         hits++;
+    PyMem_Free(lk);
     PyMem_Free(words);
-    return Py_BuildValue("(nnn)", runs, hits, nonspace);
+    return Py_BuildValue("(nnn)", runs, hits, n - spaces);
 }
 
 static PyMethodDef methods[] = {
@@ -151,4 +199,7 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__saykernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__saykernel(void) {
+    fill_classes();
+    return PyModule_Create(&module);
+}

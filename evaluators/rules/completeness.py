@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Set as AbstractSet
 from contextlib import suppress
+from itertools import starmap
 from operator import itemgetter
 from typing import Any
 
@@ -300,7 +301,8 @@ def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
     the same first-occurrence order, as testing every sentence one by one."""
     # lowering ASCII text keeps every offset, so it can be lowered once
     low = body.lower() if body.isascii() else None
-    raw = Counter([(low if low is not None else body)[s:e] for s, e in spans])
+    src = low if low is not None else body
+    raw = Counter(map(src.__getitem__, starmap(slice, spans)))  # no Python loop
     counts: dict[str, int] = {}
     for piece, k in raw.items():
         sent = piece.strip() if low is not None else piece.strip().lower()

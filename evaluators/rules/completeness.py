@@ -282,6 +282,8 @@ def _sentence_repetition(
         nonspace = None  # counted on the text, not on this body
     else:
         body = text
+    if len(spans) < 5:  # no sentence can occur five times
+        return None
     best, n = _most_repeated(body, spans)
     if n < 5:
         return None
@@ -304,15 +306,16 @@ def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
     src = low if low is not None else body
     raw = Counter(map(src.__getitem__, starmap(slice, spans)))  # no Python loop
     counts: dict[str, int] = {}
+    get = counts.get
     for piece, k in raw.items():
         sent = piece.strip() if low is not None else piece.strip().lower()
         if len(sent.split(None, 2)) >= 3:  # three words or more
-            counts[sent] = counts.get(sent, 0) + k
-    best, n = "", 0
-    for sent, k in counts.items():
-        if k > n:  # strictly: the first of equal counts stays
-            best, n = sent, k
-    return best, n
+            counts[sent] = get(sent, 0) + k
+    if not counts:
+        return "", 0
+    # max() keeps the first of equal counts, in insertion order
+    best = max(counts, key=counts.__getitem__)
+    return best, counts[best]
 
 
 # The ASCII characters str.split() splits on (isspace() is true for each).

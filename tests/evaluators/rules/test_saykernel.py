@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from evaluators.config import EngineConfig
 from evaluators.context import EvalContext
+from evaluators.lexical.sentences import split_sentences
 from evaluators.request import EvaluationRequest
 from evaluators.rules import completeness as c
 
@@ -161,3 +162,21 @@ def test_says_something_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(c, "_saykernel", None)
     assert c._letter_stats(low) == stats == (8, 8, len(low) - 7)
     assert [c.says_something(EvalContext(r, cfg)) for r in cases] == with_kernel
+
+
+rep_pieces = st.sampled_from(
+    ["Do it now.", " ", "\n", "\t", "Go on then!", "ok", "lorem ipsum dolor.", "A B C.", "```x```"]
+)
+
+
+@given(st.lists(rep_pieces, max_size=30).map("".join), st.text(alphabet="ab DO it.\n", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_the_reused_non_space_count_changes_nothing(text: str, ask: str) -> None:
+    """says_something hands the lowered strip's count to the echo and
+    repetition tests (the repetition test on ASCII text only)."""
+    low = text.strip().lower()
+    nonspace = c._letter_stats(low)[2]
+    assert c._is_echo(ask, low, nonspace) == c._is_echo(ask, low)
+    if text.isascii():
+        spans = split_sentences(text)
+        assert c._sentence_repetition(text, spans, nonspace) == c._sentence_repetition(text, spans)

@@ -251,6 +251,7 @@ _FIELD_OF: dict[str, tuple[int, ...]] = {}
 for _i, _field in enumerate(_SEMANTIC_FIELDS):
     for _stem in _field:
         _FIELD_OF[_stem] = (*_FIELD_OF.get(_stem, ()), _i)
+_FIELD_TERMS = frozenset(_FIELD_OF)
 # Distinctive tokens an answer repeats from its ask: versions, identifiers
 # with digits, underscores or dots, and numbers of three or more digits.
 _DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{3,})(?![\w-])")
@@ -274,7 +275,9 @@ def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
     fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
     if not fields:
         return 0
-    return sum(1 for t in out_terms - ask_terms if any(f in fields for f in _FIELD_OF.get(t, ())))
+    # only terms of some field can count: intersect in C, loop over those few
+    near = (out_terms - ask_terms) & _FIELD_TERMS
+    return sum(1 for t in near if any(f in fields for f in _FIELD_OF[t]))
 
 
 def answers_the_ask(ctx: EvalContext) -> Outcome:

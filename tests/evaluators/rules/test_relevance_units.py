@@ -73,3 +73,18 @@ def test_counts_equal_the_reference(text: str, topic: set[str]) -> None:
             connected += 1
             grown |= terms
     assert (len(content), connected) == _counts_reference(units, set(topic))
+
+
+field_terms = st.sampled_from([*sorted(r._FIELD_OF), "zebra", "lorem", "kernel", "x"])
+
+
+@given(st.sets(field_terms, max_size=8), st.frozensets(field_terms, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_field_hits_equal_the_plain_count(ask: set[str], out: frozenset[str]) -> None:
+    fields = {f for t in ask for f in r._FIELD_OF.get(t, ())}
+    plain = (
+        sum(1 for t in out - ask if any(f in fields for f in r._FIELD_OF.get(t, ())))
+        if fields
+        else 0
+    )
+    assert r._field_hits(ask, out) == plain

@@ -267,6 +267,12 @@ _AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I
 
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+# compiled once: a module-level re.search looks its pattern up on every call
+_WORD_CHAR = re.compile(r"\w")
+_YES_NO_ASK = re.compile(
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", re.I
+)
+_WRITE_ASK = re.compile(r"\b(?:write|draft|compose|create|generate)\b", re.I)
 _TEXT_CAP = 2_000_000
 
 
@@ -396,16 +402,14 @@ def says_something(ctx: EvalContext) -> Outcome:
     # acknowledgement test below) needs the runs themselves
     n_toks, n_lorem, low_nonspace = _letter_stats(low)
     if (
-        not re.search(r"\w", stripped)
+        not _WORD_CHAR.search(stripped)
         or low in _ARTEFACTS
         or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
     ):
         shape = "placeholder"
     ask_words = ctx.input_words
     ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
-    ask_needs_more = len(set(ask_terms)) >= 2 and not re.match(
-        r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", ask, re.I
-    )
+    ask_needs_more = len(set(ask_terms)) >= 2 and not _YES_NO_ASK.match(ask)
     if (
         shape is None
         and 0 < n_toks <= 12
@@ -414,10 +418,7 @@ def says_something(ctx: EvalContext) -> Outcome:
     ):
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
-        writes = (
-            bool(re.search(r"\b(?:write|draft|compose|create|generate)\b", ask, re.I))
-            and not ctx.steps
-        )
+        writes = bool(_WRITE_ASK.search(ask)) and not ctx.steps
         if asks_info or writes or zero_calls:
             shape = "acknowledgement"
     if shape is None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from contextlib import suppress
+from itertools import starmap
+from operator import itemgetter
 from typing import Any
 
 import jsonschema
@@ -89,6 +92,32 @@ def expected_coverage(ctx: EvalContext) -> Outcome:
     )
 
 
+# word -> stem(word), kept across evaluations: natural text repeats a small
+# vocabulary, and stem() is a Python loop over the suffixes per word.
+_STEMS: dict[str, str] = {}
+_STEMS_MAX = 65536
+_FIRST4 = itemgetter(slice(None, 4))
+
+
+def _stem_set(ws: AbstractSet[str]) -> set[str]:
+    """``{stem(w) for w in ws}``, stemming only the words not seen before."""
+    cache = _STEMS
+    missing = ws - cache.keys()
+    if len(cache) + len(missing) > _STEMS_MAX:
+        return {stem(w) for w in ws}
+    for w in missing:
+        cache[w] = stem(w)
+    return set(map(cache.__getitem__, ws))
+
+
+def _prefixes(ws: AbstractSet[str]) -> set[str]:
+    """The four-letter prefixes ``engaged_terms`` looks up, as
+    ``{w[:4] for w in ws if len(w) >= 4}`` but with the shorter words kept
+    whole: it only looks up four-letter strings, which no shorter word equals,
+    so the answers are the same and the set is built without a Python loop."""
+    return set(map(_FIRST4, ws))
+
+
 def ask_coverage(ctx: EvalContext) -> Outcome:
     ask = ctx.input or ""
     if not ctx.output.strip():
@@ -102,14 +131,16 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     if len(meas) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
     out_words = ctx.output_word_set
-    out_stems = {stem(w) for w in out_words}
-    out_prefixes = {w[:4] for w in out_words if len(w) >= 4}
-    n_out_words = len(ctx.output.split())
+    out_stems = _stem_set(out_words)
+    out_prefixes = _prefixes(out_words)
+    # only "40 words or more?" is asked: a split capped at 39 cuts has 40
+    # pieces exactly when the whole split has 40 or more
+    long_output = len(ctx.output.split(None, 39)) >= 40
     tool_words: set[str] = set()
     for st in ctx.steps:
         tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
-    tool_stems = {stem(w) for w in tool_words}
-    tool_prefixes = {w[:4] for w in tool_words if len(w) >= 4}
+    tool_stems = _stem_set(tool_words)
+    tool_prefixes = _prefixes(tool_words)
     uncovered: list[asks.AskPart] = []
     by_tool = 0
     for p in meas:
@@ -118,7 +149,7 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
             continue
         if asks.mirrors_marker(p.marker, ctx.output):
             continue
-        if asks.is_produce(p) and n_out_words >= 40:
+        if long_output and asks.is_produce(p):
             continue
         if tool_words and asks.engaged_terms(terms, tool_words, tool_stems, tool_prefixes) >= 2:
             by_tool += 1
@@ -236,24 +267,34 @@ _AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I
 
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+# compiled once: a module-level re.search looks its pattern up on every call
+_WORD_CHAR = re.compile(r"\w")
+_YES_NO_ASK = re.compile(
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", re.I
+)
+_WRITE_ASK = re.compile(r"\b(?:write|draft|compose|create|generate)\b", re.I)
 _TEXT_CAP = 2_000_000
 
 
 def _sentence_repetition(
-    text: str, spans: list[tuple[int, int]] | None = None
+    text: str, spans: list[tuple[int, int]] | None = None, nonspace: int | None = None
 ) -> tuple[str, int] | None:
     """The most repeated sentence when it is most of the output. ``spans`` are
-    ``split_sentences(text)`` when the caller already has them."""
+    ``split_sentences(text)`` when the caller already has them; ``nonspace``
+    is ``_non_space_count(text)`` when the caller has counted it."""
     if spans is None or "```" in text or len(text) > _TEXT_CAP:
         body = _FENCE.sub(" ", text[:_TEXT_CAP])
         spans = split_sentences(body)
+        nonspace = None  # counted on the text, not on this body
     else:
         body = text
+    if len(spans) < 5:  # no sentence can occur five times
+        return None
     best, n = _most_repeated(body, spans)
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
-    nonws = _non_space_count(body) or 1
+    nonws = (_non_space_count(body) if nonspace is None else nonspace) or 1
     if len("".join(best.split())) * n >= 0.5 * nonws:
         return best, n
     return None
@@ -268,17 +309,19 @@ def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
     the same first-occurrence order, as testing every sentence one by one."""
     # lowering ASCII text keeps every offset, so it can be lowered once
     low = body.lower() if body.isascii() else None
-    raw = Counter([(low if low is not None else body)[s:e] for s, e in spans])
+    src = low if low is not None else body
+    raw = Counter(map(src.__getitem__, starmap(slice, spans)))  # no Python loop
     counts: dict[str, int] = {}
+    get = counts.get
     for piece, k in raw.items():
         sent = piece.strip() if low is not None else piece.strip().lower()
         if len(sent.split(None, 2)) >= 3:  # three words or more
-            counts[sent] = counts.get(sent, 0) + k
-    best, n = "", 0
-    for sent, k in counts.items():
-        if k > n:  # strictly: the first of equal counts stays
-            best, n = sent, k
-    return best, n
+            counts[sent] = get(sent, 0) + k
+    if not counts:
+        return "", 0
+    # max() keeps the first of equal counts, in insertion order
+    best = max(counts, key=counts.__getitem__)
+    return best, counts[best]
 
 
 # The ASCII characters str.split() splits on (isspace() is true for each).
@@ -305,13 +348,42 @@ def _letter_runs(low: str) -> list[str]:
     return re.findall(r"[a-z']+", low)
 
 
-def _is_echo(ask: str, low: str) -> bool:
+# The compiled letter-run counts (evaluators/rules/_saykernel.c); absent when
+# the extension was not built, and then the reference below runs.
+try:
+    from evaluators.rules import _saykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _saykernel = None  # type: ignore[assignment]
+
+_LOREM_WORDS = tuple(sorted(_LOREM))
+
+
+def _letter_stats_py(low: str, words: tuple[str, ...]) -> tuple[int, int, int]:
+    """``(runs, hits, nonspace)``: how many letter runs ``low`` has
+    (``_letter_runs``), how many of them are one of ``words``, and its
+    non-space characters (``_non_space_count``). The reference and fallback
+    of ``_saykernel.letter_stats``."""
+    toks = _letter_runs(low)
+    wanted = frozenset(words)
+    return len(toks), sum(map(wanted.__contains__, toks)), _non_space_count(low)
+
+
+def _letter_stats(low: str) -> tuple[int, int, int]:
+    """``_letter_stats_py(low, _LOREM_WORDS)``: one C pass when built, so the
+    common case (a long output) builds no token list at all."""
+    if _saykernel is not None:
+        return _saykernel.letter_stats(low, _LOREM_WORDS)
+    return _letter_stats_py(low, _LOREM_WORDS)
+
+
+def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
     """The lowered output ``low`` is the ask handed back, whitespace aside.
     The collapsed output keeps every non-space character of ``low``, so when
     those alone are over the length bound it cannot pass, and the collapsed
-    copy of a long output is never built."""
+    copy of a long output is never built. ``nonspace`` is
+    ``_non_space_count(low)`` when the caller has counted it."""
     a = " ".join(ask.lower().split())
-    if _non_space_count(low) > 1.2 * len(a):
+    if (_non_space_count(low) if nonspace is None else nonspace) > 1.2 * len(a):
         return False
     o = " ".join(low.split())
     return a in o and len(o) <= 1.2 * len(a)
@@ -326,35 +398,27 @@ def says_something(ctx: EvalContext) -> Outcome:
     whole = span("output", len(out) - len(out.lstrip()), len(out.rstrip()), "the whole output")
     shape: str | None = None
     low = stripped.lower()
-    toks = _letter_runs(low)
+    # the letter runs are counted, not built: only a short output (the
+    # acknowledgement test below) needs the runs themselves
+    n_toks, n_lorem, low_nonspace = _letter_stats(low)
     if (
-        not re.search(r"\w", stripped)
+        not _WORD_CHAR.search(stripped)
         or low in _ARTEFACTS
-        or (
-            toks
-            and not _LOREM.isdisjoint(toks)  # no lorem word: a ratio of 0
-            and sum(map(_LOREM.__contains__, toks)) / len(toks) >= 0.5
-        )
+        or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
     ):
         shape = "placeholder"
     ask_words = ctx.input_words
     ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
-    ask_needs_more = len(set(ask_terms)) >= 2 and not re.match(
-        r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\b", ask, re.I
-    )
+    ask_needs_more = len(set(ask_terms)) >= 2 and not _YES_NO_ASK.match(ask)
     if (
         shape is None
-        and toks
-        and len(toks) <= 12
-        and all(t in _ACK for t in toks)
+        and 0 < n_toks <= 12
         and ask_needs_more
+        and all(t in _ACK for t in _letter_runs(low))
     ):
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
-        writes = (
-            bool(re.search(r"\b(?:write|draft|compose|create|generate)\b", ask, re.I))
-            and not ctx.steps
-        )
+        writes = bool(_WRITE_ASK.search(ask)) and not ctx.steps
         if asks_info or writes or zero_calls:
             shape = "acknowledgement"
     if shape is None:
@@ -364,9 +428,22 @@ def says_something(ctx: EvalContext) -> Outcome:
             blocked = ctx.threshold("blocklist")[0]
             if not any(p.lower() in ask.lower() for p in blocked):
                 shape = "refusal"
-    if shape is None and ask.strip() and len(ask.strip()) >= 20 and _is_echo(ask, low):
+    if (
+        shape is None
+        and ask.strip()
+        and len(ask.strip()) >= 20
+        and _is_echo(ask, low, low_nonspace)
+    ):
         shape = "echo"
-    rep = None if shape else _sentence_repetition(out, ctx.output_sentences)
+    # on ASCII text strip() drops only whitespace and lower() keeps every
+    # character's whitespace-ness, so the output counts as its lowered strip
+    rep = (
+        None
+        if shape
+        else _sentence_repetition(
+            out, ctx.output_sentences, low_nonspace if out.isascii() else None
+        )
+    )
     if rep:
         shape = "repetition"
     saw = tuple(n for n in ("output", "input", "tool_calls") if ctx.has(n) or n == "output")

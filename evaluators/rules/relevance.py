@@ -60,18 +60,22 @@ class Continuity:
     total: int
 
 
-def _units(text: str, sentences: list[tuple[int, int]] | None = None) -> list[str]:
+def _units(
+    text: str, sentences: list[tuple[int, int]] | None = None, body: str | None = None
+) -> list[str]:
     """Sentences, with list items folded under the sentence introducing them.
     ``sentences`` are ``split_sentences(text)`` when the caller has them: a
-    text with no fence and no line break is one block, and reuses them."""
-    body = strip_fences(text)
+    text with no fence and no line break is one block, and reuses them.
+    ``body`` is ``strip_fences(text)`` when the caller has it."""
+    if body is None:
+        body = strip_fences(text)
     if sentences is not None and body is text and "\n" not in body:
         return [body[s:e] for s, e in sentences] if body.strip() else []
     units: list[str] = []
-    for block in re.split(r"\n", body):
+    for block in body.split("\n"):  # re.split(r"\n") without the regex
         if not block.strip():
             continue
-        if _LIST_ITEM.match(block) and units:
+        if units and _LIST_ITEM.match(block):
             units[-1] += " " + block
             continue
         for s, e in split_sentences(block):
@@ -92,8 +96,9 @@ def continuity(ctx: EvalContext) -> Continuity | str:
 def _continuity(ctx: EvalContext) -> Continuity | str:
     min_words, _ = ctx.threshold("topic_consistency_min_words")
     # letter runs of four or more, counted only as far as the minimum
+    body = strip_fences(ctx.output)
     long_words = 0
-    for _ in _LONG_WORD.finditer(strip_fences(ctx.output)):
+    for _ in _LONG_WORD.finditer(body):
         long_words += 1
         if long_words >= min_words:
             break
@@ -102,12 +107,13 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
     topic = set(ctx.input_terms)
     if not topic:
         return "the input has no content terms"
-    total = connected = 0
-    for terms in content_term_sets(_units(ctx.output, ctx.output_sentences)):
-        if not terms:
-            continue
-        total += 1
-        if terms & topic:
+    # sentences without a content term are not counted; isdisjoint answers
+    # "any shared term?" without building the intersection
+    content = list(filter(None, content_term_sets(_units(ctx.output, ctx.output_sentences, body))))
+    total = len(content)
+    connected = 0
+    for terms in content:
+        if not topic.isdisjoint(terms):
             connected += 1
             topic |= terms
     if total == 0:
@@ -245,6 +251,7 @@ _FIELD_OF: dict[str, tuple[int, ...]] = {}
 for _i, _field in enumerate(_SEMANTIC_FIELDS):
     for _stem in _field:
         _FIELD_OF[_stem] = (*_FIELD_OF.get(_stem, ()), _i)
+_FIELD_TERMS = frozenset(_FIELD_OF)
 # Distinctive tokens an answer repeats from its ask: versions, identifiers
 # with digits, underscores or dots, and numbers of three or more digits.
 _DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{3,})(?![\w-])")
@@ -268,7 +275,9 @@ def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
     fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
     if not fields:
         return 0
-    return sum(1 for t in out_terms - ask_terms if any(f in fields for f in _FIELD_OF.get(t, ())))
+    # only terms of some field can count: intersect in C, loop over those few
+    near = (out_terms - ask_terms) & _FIELD_TERMS
+    return sum(1 for t in near if any(f in fields for f in _FIELD_OF[t]))
 
 
 def answers_the_ask(ctx: EvalContext) -> Outcome:
@@ -279,8 +288,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     tc_thr, tc_src = ctx.threshold("topic_consistency")
     asked = kw_src != "default" or tc_src != "default"
     src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
-    out_words = ctx.output.split()
-    if len(out_words) <= 25 and _REFUSAL.search(ctx.output):
+    # at most 25 words: a split capped at 25 cuts yields 26 pieces past that
+    if len(ctx.output.split(None, 25)) <= 25 and _REFUSAL.search(ctx.output):
         return Outcome(
             False,
             0.0,

@@ -1,0 +1,3 @@
+"""Signatures of says_something's compiled letter-run counts (``_saykernel.c``)."""
+
+def letter_stats(low: str, words: tuple[str, ...], /) -> tuple[int, int, int]: ...

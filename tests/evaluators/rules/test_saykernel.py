@@ -1,0 +1,182 @@
+"""says_something's compiled letter-run counts equal the Python reference.
+
+``_saykernel.letter_stats(low, words)`` must return what
+``_letter_stats_py`` returns: the number of ``[a-z']`` runs, how many of them
+are one of ``words``, and the non-space characters as ``str.split()`` sees
+them. Texts are drawn from the characters the scan decides on (the run
+letters and the apostrophe, capitals, digits, punctuation, every kind of
+whitespace, non-ASCII letters, combining marks, astral characters, the
+characters ``str.lower`` lengthens or folds to ASCII), lowered as the rule
+lowers them or not, and taken from the proof corpus and the bench cases.
+The fallback (no extension) is the reference itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from evaluators.config import EngineConfig
+from evaluators.context import EvalContext
+from evaluators.lexical.sentences import split_sentences
+from evaluators.request import EvaluationRequest
+from evaluators.rules import completeness as c
+
+ROOT = Path(__file__).resolve().parents[3]
+kernel = pytest.importorskip("evaluators.rules._saykernel")
+WORDS = c._LOREM_WORDS
+
+
+def _same(text: str, words: tuple[str, ...] = WORDS) -> None:
+    for t in (text, text.lower(), text.strip().lower()):
+        got = kernel.letter_stats(t, words)
+        assert got == c._letter_stats_py(t, words)
+        assert all(type(v) is int for v in got)
+
+
+pieces = st.sampled_from(
+    [
+        "lorem", "ipsum", "dolor", "do", "ut", "et", "sit", "amet", "consectetur", "Lorem",
+        "LOREM", "dolore", "dolorem", "a", "z", "'", "''", "it's", "x", "ok", "done",
+        "0", "7", "١", "_", "-", ".", ",", "!", "?", "(", ")", "`", "\"", "/",
+        " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "\x85",
+        "\xa0", "\u1680", "\u2003", "\u2028", "\u2029", "\u200b", "\u3000", "\ufeff",
+        "İ", "ß", "\u212a", "\u212b", "é", "e\u0301", "\u0301", "ſ", "Σ", "ǅ", "ﬃ",
+        "😀", "\U00010400", "\U0001d41a", "ł", "ø", "Ω", "中",
+    ]
+)  # fmt: skip
+texts = st.lists(pieces, max_size=40).map("".join)
+
+
+@given(texts)
+@example("lorem ipsum dolor sit amet, consectetur adipiscing elit")
+@example("Lorem İpsum \u212aelit do'ut et'")
+@example("ut")
+@settings(max_examples=400, deadline=None)
+def test_the_counts_equal_the_reference(text: str) -> None:
+    _same(text)
+
+
+@given(st.text(max_size=80))
+@settings(max_examples=400, deadline=None)
+def test_the_counts_equal_the_reference_on_any_text(text: str) -> None:
+    _same(text)
+
+
+word_lists = st.lists(
+    st.one_of(st.text(alphabet="abz'", max_size=6), st.text(max_size=4)), max_size=6
+).map(tuple)
+
+
+@given(texts, word_lists)
+@settings(max_examples=400, deadline=None)
+def test_the_counts_equal_the_reference_for_any_words(text: str, words: tuple[str, ...]) -> None:
+    _same(text, words)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "'", "a", "lorem", " lorem ", "lorem'", "'lorem", "x" * 70, "lorem" * 3,
+     "consecteturs consectetur", "\U0001d41a lorem \u2003 ipsum\U00010400", "ÀBOUT dolor"],
+)  # fmt: skip
+def test_the_counts_equal_the_reference_on_edges(text: str) -> None:
+    _same(text)
+    _same(text, ())
+    _same(text, ("", "x" * 64, "é", "lorem"))
+
+
+def test_bad_arguments_raise() -> None:
+    with pytest.raises(TypeError):
+        kernel.letter_stats(b"lorem", WORDS)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.letter_stats("lorem", ["lorem"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.letter_stats("lorem", ("lorem", 1))  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        kernel.letter_stats("lorem", ("x" * 65,))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+@functools.cache
+def _corpus_texts() -> tuple[str, ...]:
+    found: list[str] = []
+    for path in sorted((ROOT / "proof" / "corpus").glob("**/*.json")):
+        found += _strings(json.loads(path.read_text()))
+    return tuple(found)
+
+
+@functools.cache
+def _bench_cases() -> tuple[EvaluationRequest, ...]:
+    spec = importlib.util.spec_from_file_location(
+        "_engine_bench", ROOT / "bench" / "engine_bench.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_engine_bench", bench)
+    spec.loader.exec_module(bench)
+    return tuple(bench.make_cases(200))
+
+
+def test_the_counts_equal_the_reference_on_the_proof_corpus() -> None:
+    texts = _corpus_texts()
+    assert texts
+    for text in texts:
+        _same(text)
+
+
+def test_the_counts_equal_the_reference_on_the_bench_cases() -> None:
+    for case in _bench_cases():
+        for text in (case.output or "", case.input or "", case.expected or ""):
+            _same(text)
+
+
+def test_letter_stats_runs_the_kernel_when_built() -> None:
+    assert c._saykernel is kernel
+
+
+def test_says_something_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = EngineConfig()
+    cases = _bench_cases()[:60]
+    with_kernel = [c.says_something(EvalContext(r, cfg)) for r in cases]
+    low = "lorem ipsum dolor sit amet, consectetur adipiscing elit"
+    stats = c._letter_stats(low)
+    monkeypatch.setattr(c, "_saykernel", None)
+    assert c._letter_stats(low) == stats == (8, 8, len(low) - 7)
+    assert [c.says_something(EvalContext(r, cfg)) for r in cases] == with_kernel
+
+
+rep_pieces = st.sampled_from(
+    ["Do it now.", " ", "\n", "\t", "Go on then!", "ok", "lorem ipsum dolor.", "A B C.", "```x```"]
+)
+
+
+@given(st.lists(rep_pieces, max_size=30).map("".join), st.text(alphabet="ab DO it.\n", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_the_reused_non_space_count_changes_nothing(text: str, ask: str) -> None:
+    """says_something hands the lowered strip's count to the echo and
+    repetition tests (the repetition test on ASCII text only)."""
+    low = text.strip().lower()
+    nonspace = c._letter_stats(low)[2]
+    assert c._is_echo(ask, low, nonspace) == c._is_echo(ask, low)
+    if text.isascii():
+        spans = split_sentences(text)
+        assert c._sentence_repetition(text, spans, nonspace) == c._sentence_repetition(text, spans)

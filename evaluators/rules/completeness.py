@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 
 from evaluators.context import EvalContext, Step
+from evaluators.jsontext import canonical, sorted_ascii
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import STOPWORDS, stem, words
 from evaluators.rules import asks
@@ -383,16 +384,8 @@ def norm_input(value: Any) -> str:
     """The loop key's input normalisation: sorted keys, collapsed whitespace, 500 cap."""
     if value is None:
         return "\x00none"
-    if isinstance(value, str):
-        s = value
-    else:
-        s = json.dumps(
-            _drop_none(value),
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
-            default=str,
-        )
+    # json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    s = value if isinstance(value, str) else canonical(_drop_none(value))
     s = " ".join(s.split())
     return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
 
@@ -515,7 +508,7 @@ _VALIDATORS: dict[str, Any] = {}
 
 
 def _validator(schema: Any) -> Any:
-    key = json.dumps(schema, sort_keys=True, default=str)
+    key = sorted_ascii(schema)
     v = _VALIDATORS.get(key)
     if v is None:
         if not isinstance(schema, dict):

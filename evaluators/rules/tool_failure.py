@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from evaluators.context import EvalContext, Step
+from evaluators.jsontext import sorted_ascii
 from evaluators.rules.base import Outcome, count, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
 from evaluators.text.literals import LiteralSet
@@ -201,7 +202,7 @@ def _target(step: Step) -> str | None:
         for k in TARGET_KEYS:
             v = step.input.get(k)
             if v is not None:
-                return json.dumps(v, sort_keys=True, default=str)
+                return sorted_ascii(v)
         return None
     if isinstance(step.input, str) and step.input.strip():
         return step.input.strip()

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
+from evaluators.jsontext import sorted_text
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import (
     content_terms,
@@ -85,7 +86,7 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value[:TOOL_TEXT_CAP]
     try:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)[:TOOL_TEXT_CAP]
+        return sorted_text(value)[:TOOL_TEXT_CAP]
     except (TypeError, ValueError):
         return str(value)[:TOOL_TEXT_CAP]
 

@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 
 from evaluators.context import EvalContext, Step
+from evaluators.jsontext import canonical, sorted_ascii
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import STOPWORDS, stem, words
 from evaluators.rules import asks
@@ -460,16 +461,8 @@ def norm_input(value: Any) -> str:
     """The loop key's input normalisation: sorted keys, collapsed whitespace, 500 cap."""
     if value is None:
         return "\x00none"
-    if isinstance(value, str):
-        s = value
-    else:
-        s = json.dumps(
-            _drop_none(value),
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
-            default=str,
-        )
+    # json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    s = value if isinstance(value, str) else canonical(_drop_none(value))
     s = " ".join(s.split())
     return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
 
@@ -592,7 +585,7 @@ _VALIDATORS: dict[str, Any] = {}
 
 
 def _validator(schema: Any) -> Any:
-    key = json.dumps(schema, sort_keys=True, default=str)
+    key = sorted_ascii(schema)
     v = _VALIDATORS.get(key)
     if v is None:
         if not isinstance(schema, dict):
@@ -605,6 +598,73 @@ def _validator(schema: Any) -> Any:
     return v
 
 
+# Keywords the plain check below understands; any other keyword in a schema
+# (``$ref``, ``pattern``, ``minimum``, ``$schema``...) sends the call to jsonschema.
+_PLAIN_KEYWORDS = frozenset(
+    {"type", "properties", "required", "additionalProperties", "enum"}
+    | {"title", "description", "default", "examples", "$comment", "deprecated"}
+)
+# JSON Schema type name -> the exact Python types that are certainly of it
+# (``bool`` is never a number; an integral float is left to jsonschema).
+_PLAIN_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def _plainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` certainly validates against ``schema`` (an already
+    checked schema). Why: jsonschema's ``iter_errors`` + ``best_match`` cost
+    tens of µs per call, and catalogue schemas are nearly always a few typed
+    properties. ``False`` means only "not proven": the caller then asks
+    jsonschema, so a verdict or error message never comes from here."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict) or depth > 16 or not _PLAIN_KEYWORDS.issuperset(schema):
+        return False
+    if "type" in schema:
+        names = schema["type"]
+        if isinstance(names, str):
+            names = (names,)
+        elif not isinstance(names, list):
+            return False
+        vt = type(value)
+        for n in names:
+            types = _PLAIN_TYPES.get(n) if isinstance(n, str) else None
+            if types is None:
+                return False
+            if vt in types:
+                break
+        else:
+            return False
+    if "enum" in schema:
+        options = schema["enum"]
+        if type(value) is not str or not isinstance(options, list):
+            return False
+        if not any(type(o) is str and o == value for o in options):
+            return False
+    if type(value) is not dict:
+        return True  # the object keywords apply to objects only
+    props = schema.get("properties", {})
+    if not isinstance(props, dict):
+        return False
+    required = schema.get("required", [])
+    if not isinstance(required, list) or any(r not in value for r in required):
+        return False
+    extra = schema.get("additionalProperties", True)
+    if extra is not True and (extra is not False or any(k not in props for k in value)):
+        return False
+    for k, sub in props.items():
+        if k in value and not _plainly_valid(sub, value[k], depth + 1):
+            return False
+    return True
+
+
 def valid_tool_arguments(ctx: EvalContext) -> Outcome:
     if not ctx.config.validate_tool_arguments:
         return skip("eval.validateToolArguments is false")
@@ -613,6 +673,7 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
     invalid: list[tuple[Step, str, bool]] = []  # step, reason, recoverable
     bad_schemas: list[str] = []
     valid_at: dict[str, list[int]] = {}
+    compiled: dict[int, tuple[Any, str]] = {}  # id(schema) -> (validator | None, error)
     for st in ctx.steps:
         tool = catalogue.get(st.name)
         if tool is None:
@@ -622,17 +683,28 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
         if not tool.input_schema:
             unchecked += 1
             continue
-        try:
-            val = _validator(tool.input_schema)
-        except (jsonschema.SchemaError, TypeError, ValueError) as exc:
+        schema = tool.input_schema
+        # one compile lookup per schema object per evaluation: ``_validator``
+        # serialises the schema for its key, which repeated calls need not redo
+        got = compiled.get(id(schema))
+        if got is None:
+            try:
+                got = compiled[id(schema)] = (_validator(schema), "")
+            except (jsonschema.SchemaError, TypeError, ValueError) as exc:
+                got = compiled[id(schema)] = (None, str(exc).splitlines()[0][:80])
+        val, why = got
+        if val is None:
             unchecked += 1
-            bad_schemas.append(f"{st.name}: {str(exc).splitlines()[0][:80]}")
+            bad_schemas.append(f"{st.name}: {why}")
             continue
         args = st.input if st.input is not None else {}
         if isinstance(args, str):
             with suppress(ValueError):
                 args = json.loads(args)
-        err = jsonschema.exceptions.best_match(val.iter_errors(args))
+        if _plainly_valid(schema, args):
+            err = None
+        else:
+            err = jsonschema.exceptions.best_match(val.iter_errors(args))
         checked += 1
         if err is None:
             valid_at.setdefault(st.name, []).append(st.index)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from evaluators.context import EvalContext, Step
+from evaluators.jsontext import sorted_ascii
 from evaluators.rules.base import Outcome, count, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
 from evaluators.text.literals import LiteralSet
@@ -152,9 +154,10 @@ def _string_failure(text: str) -> str | None:
     low = first.lower()
     if not low:
         return None
-    for p in ERROR_LINE_PREFIXES:
-        if low.startswith(p):
-            return f"first line starts with {p.strip()!r}"
+    if low.startswith(ERROR_LINE_PREFIXES):  # one C call; then which one, in table order
+        for p in ERROR_LINE_PREFIXES:
+            if low.startswith(p):
+                return f"first line starts with {p.strip()!r}"
     colon = low.find(":")
     if colon > 0:
         head_tok = low[:colon].strip().rsplit(" ", 1)[-1].rsplit(".", 1)[-1]
@@ -199,17 +202,25 @@ def _target(step: Step) -> str | None:
         for k in TARGET_KEYS:
             v = step.input.get(k)
             if v is not None:
-                return json.dumps(v, sort_keys=True, default=str)
+                return sorted_ascii(v)
         return None
     if isinstance(step.input, str) and step.input.strip():
         return step.input.strip()
     return None
 
 
-def _recovered(failed: Step, later: tuple[Step, ...]) -> bool:
+def _recovered(
+    failed: Step, later: tuple[Step, ...], later_reasons: Sequence[str | None] | None = None
+) -> bool:
+    """A later call to the same tool succeeded on the same target.
+    ``later_reasons`` are the later steps' ``failure_reason`` values when the
+    caller has them (each step's is computed once per evaluation, not once
+    per earlier failure)."""
     tgt = _target(failed)
-    for s in later:
-        if s.name != failed.name or failure_reason(s) is not None:
+    if later_reasons is None:
+        later_reasons = [failure_reason(s) for s in later]
+    for s, why in zip(later, later_reasons, strict=True):
+        if s.name != failed.name or why is not None:
             continue
         if tgt is not None and _target(s) == tgt:
             return True
@@ -417,10 +428,11 @@ def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:
 
 def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
     steps = ctx.steps
+    reasons = [failure_reason(st) for st in steps]
     open_failures: list[tuple[Step, str]] = []
     for i, st in enumerate(steps):
-        reason = failure_reason(st)
-        if reason and not _recovered(st, steps[i + 1 :]):
+        reason = reasons[i]
+        if reason and not _recovered(st, steps[i + 1 :], reasons[i + 1 :]):
             open_failures.append((st, reason))
     saw = (
         ("output", "tool_calls", "tool_outputs")

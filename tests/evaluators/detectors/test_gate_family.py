@@ -11,13 +11,10 @@ KELVIN SIGN); and every output of the proof corpus and of the bench cases.
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -28,6 +25,7 @@ from evaluators.detectors import injection_patterns as P
 from evaluators.detectors.gates import GateFamily, ScanGroup
 from evaluators.text import _scankernel
 from evaluators.text.normalize import normalize
+from tests.support.texts import bench_cases, corpus_strings
 
 ROOT = Path(__file__).resolve().parents[3]
 FAMILY = injection._FAMILY
@@ -105,30 +103,9 @@ TEXTS = st.one_of(
 )
 
 
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in ("output", "input") and isinstance(value, str):
-                yield value
-            else:
-                yield from _strings(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _strings(value)
-
-
 @lru_cache(maxsize=1)
 def _corpus_and_bench() -> tuple[str, ...]:
-    out: list[str] = []
-    for path in sorted((ROOT / "proof" / "corpus").rglob("*.json")):
-        out.extend(_strings(json.loads(path.read_text(encoding="utf-8"))))
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from engine_bench import make_cases
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    out.extend(c.output for c in make_cases(120))
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys([*corpus_strings(), *(c.output for c in bench_cases(120))]))
 
 
 def _view(raw: str) -> str:

@@ -8,46 +8,21 @@ finalize() takes a shortcut on it; this runs each detector both ways.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from evaluators.detectors import blocklist, injection, pii
 from evaluators.detectors.blocklist import DEFAULT_BLOCKLIST
 from evaluators.text import NormalizedText, normalize
+from tests.support.texts import bench_cases, corpus_strings
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-
-
 @functools.cache
 def _texts() -> tuple[str, ...]:
-    found: list[str] = []
-    for path in sorted((ROOT / "proof" / "corpus").glob("**/*.json")):
-        found += _strings(json.loads(path.read_text()))
-    spec = importlib.util.spec_from_file_location(
-        "_engine_bench", ROOT / "bench" / "engine_bench.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_engine_bench", bench)
-    spec.loader.exec_module(bench)
-    found += [case.output for case in bench.make_cases(200)]
+    found = [*corpus_strings(), *(case.output for case in bench_cases(200))]
     return tuple(dict.fromkeys(t for t in found if t.strip()))
 
 

@@ -12,7 +12,6 @@ public detectors agree when the module is missing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 from evaluators.detectors import personal, pii, secrets
 from evaluators.detectors.findings import Finding
 from evaluators.text.normalize import normalize
+from tests.support.texts import bench_cases, corpus_strings
 
 kernel = pytest.importorskip("evaluators.detectors._piikernel")
 
@@ -211,28 +211,10 @@ def test_present_refuses_what_it_cannot_test() -> None:
         kernel.present("abc", tuple(f"x{i}" for i in range(300)))
 
 
-def _strings(node: object) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _strings(value)
-
-
 @lru_cache(maxsize=1)
 def _corpus_texts() -> tuple[str, ...]:
     """Every string of the proof corpus and every bench output, raw and normalised."""
-    from bench.engine_bench import make_cases
-
-    found: dict[str, None] = {}
-    for path in sorted((ROOT / "proof" / "corpus").glob("**/*.json")):
-        for s in _strings(json.loads(path.read_text(encoding="utf-8"))):
-            found[s] = None
-    for case in make_cases(500):
-        found[case.output] = None
+    found = dict.fromkeys([*corpus_strings(), *(case.output for case in bench_cases(500))])
     for s in list(found):
         found[normalize(s).text] = None
     return tuple(found)

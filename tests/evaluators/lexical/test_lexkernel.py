@@ -13,9 +13,6 @@ the fallback path when the extension is missing.
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluators.lexical import sentences, terms
+from tests.support.texts import bench_cases, corpus_strings
 
 # The kernel as the package found it: None when it was not built, and then
 # only the reference and fallback tests run.
@@ -211,38 +209,17 @@ def test_stemming_through_the_kernel(word: str) -> None:
     assert K.content_terms(word, frozenset()) == [terms.stem(word)]
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
 @kernel
 def test_every_corpus_text() -> None:
-    files = sorted((ROOT / "proof" / "corpus").rglob("*.json"))
-    assert files
-    seen = 0
-    for path in files:
-        for text in set(_strings(json.loads(path.read_text(encoding="utf-8")))):
-            _check(text)
-            seen += 1
-    assert seen > 100
+    texts = set(corpus_strings(keys=True))
+    assert len(texts) > 100
+    for text in texts:
+        _check(text)
 
 
 @kernel
 def test_every_bench_text() -> None:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from engine_bench import make_cases
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    for case in make_cases():
+    for case in bench_cases(500):
         _check(case.output)
         _check(case.input or "")
 

@@ -11,19 +11,14 @@ and the bench cases.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evaluators.rules import hallucination_grounded as hg
+from tests.support.texts import bench_strings, corpus_strings
 
 ROOT = Path(__file__).resolve().parents[3]
 kernel = pytest.importorskip("evaluators.rules._numkernel")
@@ -88,40 +83,12 @@ def test_the_scan_equals_the_reference_on_edges(text: str) -> None:
     _same(text)
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-
-
-@functools.cache
 def _corpus_texts() -> tuple[str, ...]:
-    found: list[str] = []
-    for path in sorted((ROOT / "proof" / "corpus").glob("**/*.json")):
-        found += _strings(json.loads(path.read_text()))
-    return tuple(found)
+    return corpus_strings()
 
 
-@functools.cache
 def _bench_texts() -> tuple[str, ...]:
-    spec = importlib.util.spec_from_file_location(
-        "_engine_bench", ROOT / "bench" / "engine_bench.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_engine_bench", bench)
-    spec.loader.exec_module(bench)
-    found: list[str] = []
-    for case in bench.make_cases(200):
-        found += [case.output, case.input or "", case.expected or ""]
-        for call in case.tool_calls or ():
-            found += _strings([call.input, call.output, call.error])
-    return tuple(found)
+    return bench_strings(200)
 
 
 def test_the_scan_equals_the_reference_on_the_proof_corpus() -> None:

@@ -13,13 +13,7 @@ The fallback (no extension) is the reference itself.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -30,6 +24,7 @@ from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
 from evaluators.request import EvaluationRequest
 from evaluators.rules import completeness as c
+from tests.support.texts import bench_cases, corpus_strings
 
 ROOT = Path(__file__).resolve().parents[3]
 kernel = pytest.importorskip("evaluators.rules._saykernel")
@@ -105,35 +100,12 @@ def test_bad_arguments_raise() -> None:
         kernel.letter_stats("lorem", ("x" * 65,))
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-
-
-@functools.cache
 def _corpus_texts() -> tuple[str, ...]:
-    found: list[str] = []
-    for path in sorted((ROOT / "proof" / "corpus").glob("**/*.json")):
-        found += _strings(json.loads(path.read_text()))
-    return tuple(found)
+    return corpus_strings()
 
 
-@functools.cache
 def _bench_cases() -> tuple[EvaluationRequest, ...]:
-    spec = importlib.util.spec_from_file_location(
-        "_engine_bench", ROOT / "bench" / "engine_bench.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_engine_bench", bench)
-    spec.loader.exec_module(bench)
-    return tuple(bench.make_cases(200))
+    return bench_cases(200)
 
 
 def test_the_counts_equal_the_reference_on_the_proof_corpus() -> None:

@@ -26,7 +26,6 @@ trace's ``last_span_at`` is when its root arrived.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import socket
@@ -44,11 +43,12 @@ from sqlalchemy import func, select, text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from loadgen import LOAD, dump_bodies  # noqa: E402
 
 from storage.engine import make_engine  # noqa: E402
 from storage.models import Evaluation, EvaluationJob, SpanRow, Trace  # noqa: E402
-
-LOAD = Path(os.environ.get("IRIS_SHARED_DIR", ROOT.parent / "shared")) / "bench" / "otlp_load.py"
 
 
 def free_port() -> int:
@@ -85,29 +85,6 @@ def delays(engine: Any) -> list[float]:
             .group_by(Trace.trace_id, Trace.last_span_at)
         )
         return [(done - root).total_seconds() for root, done in rows if root and done]
-
-
-def dump_bodies(args: argparse.Namespace, where: Path) -> list[bytes]:
-    """The load generator's request bodies for this run, in send order."""
-    subprocess.run(
-        [
-            sys.executable,
-            str(LOAD),
-            "--protocol",
-            args.protocol,
-            "--traces",
-            str(args.traces),
-            "--spans-per-request",
-            str(args.spans_per_request),
-            "--dump",
-            str(where),
-            "--quiet",
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    manifest = json.loads((where / "manifest.json").read_text())
-    return [(where / f["file"]).read_bytes() for f in manifest["files"]]
 
 
 class PacedSender(threading.Thread):
@@ -215,7 +192,16 @@ def main() -> int:
         "IRIS_ASSEMBLY_GRACE_MS": str(args.grace_ms),
         "IRIS_LOG_LEVEL": "warn",
     }
-    bodies = dump_bodies(args, home / "bodies") if args.rate else []
+    bodies = (
+        dump_bodies(
+            home / "bodies",
+            traces=args.traces,
+            protocol=args.protocol,
+            spans_per_request=args.spans_per_request,
+        )
+        if args.rate
+        else []
+    )
     log = (home / "server.log").open("wb")
     server = subprocess.Popen(
         [sys.executable, "-m", "service", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT

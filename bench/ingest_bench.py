@@ -50,7 +50,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-LOAD = Path(os.environ.get("IRIS_BENCH_LOAD", "/work/shared/bench/otlp_load.py"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from loadgen import LOAD, dump_bodies  # noqa: E402
+
 PROTOCOLS = ("http-protobuf", "http-json", "grpc")
 
 
@@ -268,25 +271,9 @@ def run_end_to_end(protocol: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _dump_bodies(protocol: str, args: argparse.Namespace, where: Path) -> list[bytes]:
-    subprocess.run(
-        [
-            sys.executable,
-            str(LOAD),
-            "--protocol",
-            protocol,
-            "--traces",
-            str(args.traces),
-            "--spans-per-request",
-            str(args.spans_per_request),
-            "--dump",
-            str(where),
-            "--quiet",
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
+    return dump_bodies(
+        where, traces=args.traces, protocol=protocol, spans_per_request=args.spans_per_request
     )
-    manifest = json.loads((where / "manifest.json").read_text())
-    return [(where / f["file"]).read_bytes() for f in manifest["files"]]
 
 
 def run_breakdown(protocol: str, args: argparse.Namespace) -> dict[str, float]:

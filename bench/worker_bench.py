@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +32,9 @@ from sqlalchemy import Engine, func, select, text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from loadgen import dump_bodies  # noqa: E402
 
 from service.assembler import sweep_once  # noqa: E402
 from service.evaluation import DeployedRules  # noqa: E402
@@ -45,19 +46,12 @@ from storage.engine import make_engine  # noqa: E402
 from storage.models import Evaluation, EvaluationJob  # noqa: E402
 from storage.otlp import SpanBatchWrite  # noqa: E402
 
-LOAD = Path(os.environ.get("IRIS_SHARED_DIR", ROOT.parent / "shared")) / "bench" / "otlp_load.py"
 STAGES = ("claim", "read", "derive", "convert", "engine", "store")
 
 
 def request_bodies(traces: int, where: Path) -> list[bytes]:
     """The load generator's OTLP/protobuf request bodies (100 spans each)."""
-    subprocess.run(
-        [sys.executable, str(LOAD), "--traces", str(traces), "--dump", str(where), "--quiet"],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    manifest = json.loads((where / "manifest.json").read_text())
-    return [(where / f["file"]).read_bytes() for f in manifest["files"]]
+    return dump_bodies(where, traces=traces)
 
 
 def fill(engine: Engine, settings: Settings, bodies: list[bytes]) -> int:

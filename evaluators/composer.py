@@ -200,31 +200,39 @@ def categories(
     """Bundle rows derived from the single verdict (SPEC §10.6); never re-composed."""
     rows: dict[str, dict[str, Any]] = {}
     by_rule = {j.name: j for j in results}
-    by_bundle: dict[str, list[Judged]] = {}  # one pass, in result order
+    # One pass, in result order: per bundle, [rules, evaluated, weight sum,
+    # weighted score sum], each sum accumulated as ``sum()`` over the
+    # bundle's evaluated rules would (from int 0, left to right).
+    acc: dict[str, list[Any]] = {}
     for j in results:
-        by_bundle.setdefault(j.bundle, []).append(j)
+        a = acc.get(j.bundle)
+        if a is None:
+            a = acc[j.bundle] = [0, 0, 0, 0]
+        a[0] += 1
+        if not j.outcome.skipped:
+            a[1] += 1
+            a[2] += j.weight
+            a[3] += j.outcome.score * j.weight
     deciding = _deciding_layers(comp, by_rule)
     crit_failed = [(n, by_rule[n].bundle) for n in comp.critical_failures if n in by_rule]
     crit_skipped = [(n, by_rule[n].bundle) for n in comp.critical_skipped if n in by_rule]
     for b in bundles:
-        mine = by_bundle.get(b, [])
-        ev = [j for j in mine if not j.outcome.skipped]
-        wsum = sum(j.weight for j in ev)
-        score = round(sum(j.outcome.score * j.weight for j in ev) / wsum, 4) if wsum else None
+        n, n_ev, wsum, wscore = acc.get(b) or (0, 0, 0, 0)
+        score = round(wscore / wsum, 4) if wsum else None
         row: dict[str, Any] = {
             "score": score,
             "passed": None,
-            "rules_evaluated": len(ev),
-            "rules_skipped": len(mine) - len(ev),
-            "insufficient_data": not ev,
+            "rules_evaluated": n_ev,
+            "rules_skipped": n - n_ev,
+            "insufficient_data": not n_ev,
         }
-        cf = [n for n, nb in crit_failed if nb == b]
-        cs = [n for n, nb in crit_skipped if nb == b]
+        cf = [name for name, nb in crit_failed if nb == b]
+        cs = [name for name, nb in crit_skipped if nb == b]
         if cf:
             row["critical_failures"] = cf
         if cs:
             row["critical_skipped"] = cs
-        if ev:
+        if n_ev:
             state = "pass"
             for layer_state, hits in deciding:
                 if (hits is None or b in hits) and _STATE_RANK[layer_state] > _STATE_RANK[state]:

@@ -27,6 +27,13 @@ from evaluators.rules.base import MAX_EVIDENCE_ITEMS, Outcome, RuleSpec, skip
 from evaluators.rules.registry import BUNDLES, RULES, effective_critical, rules_for
 from evaluators.stats import r4
 
+# The compiled result builder (evaluators/_resultkernel.c); absent when the
+# package was installed without a C compiler.
+try:
+    from evaluators import _resultkernel
+except ImportError:  # pragma: no cover - exercised by the fallback test
+    _resultkernel = None  # type: ignore[assignment]
+
 __all__ = ["EngineConfig", "EvaluationRequest", "evaluate", "ruleset_hash"]
 
 _DEFAULT_CONFIG: EngineConfig | None = None
@@ -147,19 +154,39 @@ def _rounded_interval(rule: str, pi_class: float, c: object) -> tuple[float, tup
     return pi_r, rounded
 
 
-def _uncertainty(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
+# Read-only uncertainties that depend on nothing but their kind.
+_POLICY_UNCERTAINTY: dict[str, Any] = {"basis": "policy"}
+_UNKEYED_UNCERTAINTY: dict[str, Any] = {"basis": "unmeasured", "why": "no keyed run"}
+_UNPUBLISHED_UNCERTAINTY: dict[str, Any] = {"basis": "unmeasured", "why": "no published family"}
+# rule -> (counts it was computed for, its ``definition`` uncertainty). Read-only.
+_DEFINITIONS: dict[str, tuple[object, dict[str, Any]]] = {}
+
+
+def _uncertainty_template(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
+    """A rule result's ``uncertainty``, read-only (shared between calls):
+    callers copy it with ``_copy_tree`` so every result owns its dicts."""
     if j.kind in ("policy", "judgment") or j.origin != "builtin":
         return (
-            {"basis": "policy"}
+            _POLICY_UNCERTAINTY
             if j.kind == "policy" or j.origin != "builtin"
-            else {"basis": "unmeasured", "why": "no keyed run"}
+            else _UNKEYED_UNCERTAINTY
         )
     c = figures.counts(j.name)
     if c is None:
-        return {"basis": "unmeasured", "why": "no published family"}
+        return _UNPUBLISHED_UNCERTAINTY
     if j.kind in ("detection", "inference"):
-        return _published_copy(_published_template(j.name, j.fired, cfg, pi_class, c))
-    return {"basis": "definition", "conformance": {"n": c.n, "matched": c.tp + c.tn}}
+        return _published_template(j.name, j.fired, cfg, pi_class, c)
+    hit = _DEFINITIONS.get(j.name)
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    t = {"basis": "definition", "conformance": {"n": c.n, "matched": c.tp + c.tn}}
+    _DEFINITIONS[j.name] = (c, t)
+    return t
+
+
+def _copy_tree(d: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``d`` whose dict values, at any depth, are copies too."""
+    return {k: _copy_tree(v) if type(v) is dict else v for k, v in d.items()}
 
 
 def _published_dict(
@@ -207,22 +234,20 @@ def _published_template(
     return tmpl
 
 
-def _published_copy(t: dict[str, Any]) -> dict[str, Any]:
-    """A fresh copy of a ``_published_dict``: every result owns its dicts, as
-    when each was built from scratch (its values are immutable scalars)."""
-    return {
-        "basis": t["basis"],
-        "fired": t["fired"],
-        "prior": t["prior"].copy(),
-        "corpus": t["corpus"].copy(),
-        "ppv": t["ppv"].copy(),
-        "missRate": t["missRate"].copy(),
-    }
-
-
 def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
-    """One rule result. A built-in rule's metadata fields come from a cached
-    template (in the same key order); only the outcome's fields are set."""
+    """One rule result: the C ``fill`` for a built-in rule when it is built,
+    else ``_result_dict_py``."""
+    if _resultkernel is not None and j.origin == "builtin":
+        return _resultkernel.fill(
+            _builtin_template(j), j, _uncertainty_template(j, cfg, pi_class), MAX_EVIDENCE_ITEMS
+        )
+    return _result_dict_py(j, cfg, pi_class)
+
+
+def _result_dict_py(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
+    """One rule result, the reference of ``_resultkernel.fill``. A built-in
+    rule's metadata fields come from a cached template (in the same key
+    order); only the outcome's fields are set."""
     d = _builtin_template(j).copy() if j.origin == "builtin" else _metadata_fields(j)
     o = j.outcome
     skipped = o.skipped
@@ -234,7 +259,7 @@ def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
     d["classes"] = list(j.classes)
     d["saw"] = list(o.saw)
     d["evidence"] = o.evidence[:MAX_EVIDENCE_ITEMS]
-    d["uncertainty"] = _uncertainty(j, cfg, pi_class)
+    d["uncertainty"] = _copy_tree(_uncertainty_template(j, cfg, pi_class))
     if j.rule_id:
         d["ruleId"] = j.rule_id
     if skipped:

@@ -85,8 +85,15 @@ def usable_text(text: Any) -> str | None:
 def maybe_json(value: Any) -> Any:
     """Parse strings that look like JSON objects/arrays; anything else unchanged."""
     if isinstance(value, str):
-        s = value.lstrip()
-        if s[:1] in ("{", "[") and value.rstrip()[-1:] in ("}", "]"):
+        # the ends without copying the string when it has no surrounding
+        # whitespace (attribute values are often kilobytes of message text)
+        head = value[:1]
+        if head.isspace():
+            head = value.lstrip()[:1]
+        tail = value[-1:]
+        if tail.isspace():
+            tail = value.rstrip()[-1:]
+        if head in ("{", "[") and tail in ("}", "]"):
             try:
                 return json.loads(value)
             except (ValueError, RecursionError):

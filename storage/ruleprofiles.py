@@ -72,6 +72,9 @@ _SHAPES: dict[tuple[str, ...], Shape] = {}
 # JSON of a verdict's descriptions -> (profile id of each result, profiles by id)
 _VERDICTS: dict[str, tuple[list[str | None], dict[str, Body]]] = {}
 _VERDICT_LIMIT = 512  # ~15 KB a key
+# JSON of one description (its keys and static values) -> (profile id, body).
+# Read-only bodies, shared by every verdict that holds the description.
+_DESCRIPTIONS: dict[str, tuple[str, Body]] = {}
 # (dialect, tenant, profile id) -> body as the database returned it
 _BODIES: dict[tuple[str, str, str], dict[str, Any]] = {}
 # (dialect, tenant, profile id) -> how to rebuild its results
@@ -111,11 +114,17 @@ def _getter(keys: tuple[str, ...]) -> Getter:
 def _profile(keys: tuple[str, ...], static: tuple[str, ...], values: Any) -> tuple[str, Body]:
     """The id and body of one description, from the JSON of its keys and
     static values; the body is parsed from that text, so it shares no object
-    with a result."""
+    with a result. Kept per distinct text: a verdict seen for the first time
+    mostly repeats descriptions of earlier ones (the same rule, role and
+    uncertainty), and hashing and parsing each again cost more than its JSON."""
     fingerprint = jsontext.dumps([keys, values])
-    digest = hashlib.blake2b(fingerprint.encode(), digest_size=16).hexdigest()
-    parsed = json.loads(fingerprint)[1]
-    return digest, {"keys": list(keys), "static": dict(zip(static, parsed, strict=True))}
+    known = _DESCRIPTIONS.get(fingerprint)
+    if known is None:
+        digest = hashlib.blake2b(fingerprint.encode(), digest_size=16).hexdigest()
+        parsed = json.loads(fingerprint)[1]
+        body = {"keys": list(keys), "static": dict(zip(static, parsed, strict=True))}
+        known = _bounded(_DESCRIPTIONS)[fingerprint] = (digest, body)
+    return known
 
 
 def _profiles_of(

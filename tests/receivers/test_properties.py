@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from receivers.messages import maybe_json
 from receivers.otlp.compression import decompress
 from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
 from receivers.otlp.errors import BodyTooLarge, OtlpDecodeError
@@ -189,3 +190,32 @@ def test_corrupt_compressed_data_is_a_decode_error(junk: bytes) -> None:
     for enc in ("gzip", "deflate"):
         with contextlib.suppress(OtlpDecodeError, BodyTooLarge):
             decompress(junk, enc, 10_000)
+
+
+def _maybe_json_reference(value: Any) -> Any:
+    """``maybe_json`` as first written: strip both ends, then look."""
+    if isinstance(value, str):
+        s = value.lstrip()
+        if s[:1] in ("{", "[") and value.rstrip()[-1:] in ("}", "]"):
+            try:
+                return json.loads(value)
+            except (ValueError, RecursionError):
+                return value
+    return value
+
+
+_json_ish = st.one_of(
+    st.text(max_size=40),
+    st.builds(
+        lambda pre, body, post: pre + body + post,
+        st.text(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000x"), max_size=3),
+        values.map(lambda v: json.dumps(v, default=repr)),
+        st.text(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000x}]"), max_size=3),
+    ),
+)
+
+
+@given(_json_ish)
+def test_maybe_json_equals_its_reference(text: str) -> None:
+    got, want = maybe_json(text), _maybe_json_reference(text)
+    assert json.dumps(got, default=repr) == json.dumps(want, default=repr)

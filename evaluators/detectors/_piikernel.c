@@ -37,6 +37,9 @@
  *     (emails, numbers, iban_starts, ipv4, ipv6_gates, five_digit_starts), in one call.
  * present(t, literals) -> frozenset[str]
  *     the literals that occur in t (``lit in t`` for each).
+ * ascii_fold(raw) -> str | None
+ *     findings._ascii_view: the normalised text of a plain-ASCII ``raw`` whose
+ *     view is the identity (evaluators.text.normalize's first branch), else None.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -919,6 +922,61 @@ static PyObject *present(PyObject *self, PyObject *args) {
     return set;
 }
 
+/* --- the plain-ASCII normalised view ------------------------------------------------------ */
+
+/* Mirrors the first branch of evaluators.text.normalize.normalize (and its
+ * Python twin findings._ascii_view): when every character of ``raw`` is
+ * printable ASCII (0x20-0x7e) or ASCII whitespace (\t \n \r \x0b \x0c), the
+ * view is ``raw.lower()`` with those five whitespace characters turned into
+ * spaces, and it is the identity view when it holds no two spaces in a row.
+ * Returns that text, or None when ``raw`` is not plain or the folded text
+ * has a run of spaces (the caller then runs the full normalisation). One pass
+ * over the bytes instead of isascii + encode + translate + lower + five
+ * replaces + a search. */
+/* FOLD[c]: what the view holds for ASCII character ``c`` (0: not plain). */
+static Py_UCS1 FOLD[128];
+
+static void fold_init(void) {
+    for (int c = 0x20; c < 0x7f; c++)
+        FOLD[c] = (Py_UCS1)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    FOLD['\t'] = FOLD['\n'] = FOLD['\r'] = FOLD[0x0b] = FOLD[0x0c] = ' ';
+}
+
+static PyObject *ascii_fold(PyObject *self, PyObject *raw) {
+    (void)self;
+    if (!PyUnicode_Check(raw)) {
+        PyErr_SetString(PyExc_TypeError, "ascii_fold() argument must be str");
+        return NULL;
+    }
+    if (PyUnicode_READY(raw) < 0)
+        return NULL;
+    if (!PyUnicode_IS_ASCII(raw))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(raw);
+    const Py_UCS1 *src = PyUnicode_1BYTE_DATA(raw);
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out == NULL)
+        return NULL;
+    Py_UCS1 *dst = PyUnicode_1BYTE_DATA(out);
+    /* branch-free per character: a table read, and two flags checked per block */
+    unsigned bad = 0, pair = 0;
+    Py_UCS1 prev = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS1 c = FOLD[src[i]]; /* src[i] < 128: the string is ASCII */
+        bad |= c == 0;
+        pair |= (c == ' ') & (prev == ' ');
+        prev = c;
+        dst[i] = c;
+        if ((i & 255) == 255 && (bad | pair))
+            break;
+    }
+    if (bad | pair) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 /* --- module -------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -940,6 +998,8 @@ static PyMethodDef methods[] = {
      "ipv6_gates(t), five_digit_starts(t)), from one call."},
     {"present", present, METH_VARARGS,
      "present(t, literals) -> frozenset: the literals (non-empty ASCII) that occur in t."},
+    {"ascii_fold", ascii_fold, METH_O,
+     "ascii_fold(raw) -> str | None: findings._ascii_view(raw), the identity view's text."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -949,4 +1009,7 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__piikernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__piikernel(void) {
+    fold_init();
+    return PyModule_Create(&module);
+}

@@ -1,7 +1,8 @@
 """Signatures of the compiled candidate scans (evaluators/detectors/_piikernel.c).
 
 Each function returns exactly what its pure-Python reference in
-``personal.py`` returns (named in its docstring in the C source).
+``personal.py`` (``findings.py`` for ``ascii_fold``) returns (named in its
+docstring in the C source).
 """
 
 def emails(t: str, /) -> list[tuple[int, int, str, str]]: ...
@@ -21,3 +22,4 @@ def scan(
     list[int],
 ]: ...
 def present(t: str, literals: tuple[str, ...], /) -> frozenset[str]: ...
+def ascii_fold(raw: str, /) -> str | None: ...

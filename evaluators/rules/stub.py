@@ -13,7 +13,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from evaluators.config import STUB_MARKER_TABLE
+from evaluators.config import DEFAULT_STUB_MARKERS, STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_search
@@ -316,6 +316,19 @@ _SCANS: tuple[tuple[int, str, re.Pattern[str], re.Pattern[str] | None, frozenset
     )
 )
 _NEEDS_OWN = frozenset(_NEEDS_SET.literals)
+# What decides how lines are read: a fence, a docstring quote, a diff hunk,
+# a line break. Each occurs in an output exactly when it occurs in the
+# lowered output: ``str.lower`` maps these characters to themselves and no
+# other character to a string holding one of them (tested over every code
+# point), so the family pass over the lowered output answers them.
+_STRUCTURE = ("```", '"""', "'''", "\n@@ ", "\n")
+_STRUCTURE_SET = LOWERED_OUTPUT.member(_STRUCTURE)
+# The default configuration's custom markers (lowered), in the same pass: one
+# of them is searched for only where the pass saw it.
+_DEFAULT_NEEDLES = LOWERED_OUTPUT.member(
+    needle for _, needle in _custom_markers(DEFAULT_STUB_MARKERS) if needle.isascii()
+)
+_GATED_NEEDLES = frozenset(_DEFAULT_NEEDLES.literals)
 # The marker words with their lowered forms (the family reports lowered words).
 _WORD_PAIRS: tuple[tuple[str, str], ...] = tuple((w, w.lower()) for w in _WORDS)
 
@@ -351,27 +364,33 @@ def _marker_hits(output: str, found: frozenset[str]) -> list[tuple[int, int, str
     return out
 
 
-def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
+def find_stubs(
+    output: str, ask: str, markers: tuple[str, ...], low: str | None = None
+) -> list[StubHit]:
     """Stub signals on delivered lines, in line order (markers, custom markers,
     code shapes, empty bodies, prose), at most one hit per pattern per line.
+    ``low``, when given, is ``output.lower()`` (the context's shared view).
 
-    Exactly :func:`find_stubs_reference`, with its work gated: an output with
-    no fence, no docstring quote and no diff hunk has every line delivered and
-    none in code (so no empty body), which three ``in`` tests establish
-    without classifying lines; a one-line output needs no line lookup; the
-    marker words are checked for boundaries directly; the scan patterns are
-    visited only when one of their literals occurs.
+    Exactly :func:`find_stubs_reference`, with its work gated by the one
+    family pass over the lowered output: an output with no fence, no
+    docstring quote and no diff hunk has every line delivered and none in
+    code (so no empty body), established without classifying lines; a
+    one-line output needs no line lookup; the marker words are checked for
+    boundaries directly; a default custom marker is searched for only when it
+    occurs; the scan patterns are visited only when one of their literals
+    occurs.
     """
     ask_low = ask.lower()
     marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
-    low_all = output.lower()
-    # one family pass answers the marker words and the scan patterns' needs
+    low_all = output.lower() if low is None else low
+    # one family pass answers the structure literals, the marker words, the
+    # default custom markers and the scan patterns' needs
     found = _NEEDS_SET.family.present(low_all)
     present = found & _NEEDS_OWN if found else found
-    plain = "```" not in output and '"""' not in output and "'''" not in output
-    if plain and "\n@@ " in output:
-        plain = False  # diffish: removed lines are not delivered
-    multiline = "\n" in output
+    # no fence, no docstring quote, no diff hunk (whose removed lines are not
+    # delivered); each is in ``output`` exactly when it is in ``low_all``
+    plain = not ("```" in found or '"""' in found or "'''" in found or "\n@@ " in found)
+    multiline = "\n" in found
     lines: list[tuple[int, str]] | None = None
     starts: list[int] = []
     live: list[bool] = []
@@ -392,6 +411,8 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
             if plain or live[li]:
                 ranked.append((li, _RANK_MARKER, s, StubHit(lw, s, e)))
         for mk, needle in _custom_markers(markers):
+            if needle in _GATED_NEEDLES and needle not in found:
+                continue  # a default marker the family pass did not see
             seen: set[int] = set()
             i = low_all.find(needle)
             while i >= 0:
@@ -517,7 +538,7 @@ def find_stubs_reference(output: str, ask: str, markers: tuple[str, ...]) -> lis
 
 def no_stub_output(ctx: EvalContext) -> Outcome:
     markers, src = ctx.threshold("stub_markers")
-    hits = find_stubs(ctx.output, ctx.input or "", tuple(markers))
+    hits = find_stubs(ctx.output, ctx.input or "", tuple(markers), ctx.output_lower)
     if (
         hits
         and _may_match_in("disclosure", _NEEDS_SET.present(ctx.output_lower))

@@ -12,10 +12,15 @@ characters), on arbitrary Unicode, and on every corpus and bench text.
 
 from __future__ import annotations
 
+import sys
+
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evaluators.config import DEFAULT_STUB_MARKERS
+from evaluators.config import DEFAULT_STUB_MARKERS, EngineConfig
+from evaluators.context import EvalContext
+from evaluators.request import EvaluationRequest
 from evaluators.rules import stub
 from tests.support.texts import bench_cases, corpus_strings
 
@@ -47,7 +52,9 @@ marker_lists = st.sampled_from(
 
 
 def _same(output: str, ask: str, markers: tuple[str, ...]) -> None:
-    assert stub.find_stubs(output, ask, markers) == stub.find_stubs_reference(output, ask, markers)
+    want = stub.find_stubs_reference(output, ask, markers)
+    assert stub.find_stubs(output, ask, markers) == want
+    assert stub.find_stubs(output, ask, markers, output.lower()) == want
 
 
 @given(st.one_of(texts, st.text(max_size=80)), asks, marker_lists)
@@ -66,3 +73,29 @@ def test_find_stubs_on_corpus_and_bench_texts() -> None:
         _same(text, "", DEFAULT_STUB_MARKERS)
     for case in bench_cases():
         _same(case.output, case.input or "", DEFAULT_STUB_MARKERS)
+
+
+def test_structure_literals_survive_lowering() -> None:
+    """The structure gates read the lowered output: ``lower`` must map each of
+    their characters to itself and no other code point to a string holding one."""
+    chars = set("".join(stub._STRUCTURE))
+    for ch in chars:
+        assert ch.lower() == ch
+    for cp in range(sys.maxunicode + 1):
+        c = chr(cp)
+        if c not in chars:
+            assert chars.isdisjoint(c.lower()), hex(cp)
+
+
+def test_the_rule_passes_the_shared_lowered_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str | None] = []
+    real = stub.find_stubs
+
+    def spy(output: str, ask: str, markers: tuple[str, ...], low: str | None = None) -> object:
+        seen.append(low)
+        return real(output, ask, markers, low)
+
+    monkeypatch.setattr(stub, "find_stubs", spy)
+    ctx = EvalContext(EvaluationRequest(output="TODO: Later.\nDone."), EngineConfig())
+    assert not stub.no_stub_output(ctx).passed
+    assert seen == [ctx.output_lower]

@@ -1,6 +1,8 @@
 /*
  * evaluators.detectors._piikernel: the candidate scans of the no_pii
- * detector, in C.
+ * detector, in C, and two passes the detectors share: the plain-ASCII
+ * normalised view (findings.normalized, first used by no_pii) and the
+ * blocklist's space-free gate.
  *
  * Why this exists: ``find_pii`` walks a 2-4 KB normalised output a dozen
  * times in Python or in regexes tried at every character (digit runs, the
@@ -10,8 +12,9 @@
  * of spans per text) is handed back to Python, which keeps the validation
  * (checksums, reserved domains, number shapes, address ranges) and stays the
  * reference implementation: every function below has a pure-Python twin in
- * personal.py / secrets.py that returns the same value on every string, and
- * the property tests hold the two to that.
+ * personal.py / secrets.py (findings.py, blocklist.py for the shared passes)
+ * that returns the same value on every string, and the property tests hold
+ * the two to that.
  *
  * Every function reads the text through PyUnicode_READ, so all three
  * PyUnicode kinds (1, 2 and 4 bytes per character) are handled; the per-kind

@@ -1,6 +1,8 @@
 /*
  * evaluators.detectors._piikernel: the candidate scans of the no_pii
- * detector, in C.
+ * detector, in C, and two passes the detectors share: the plain-ASCII
+ * normalised view (findings.normalized, first used by no_pii) and the
+ * blocklist's space-free gate.
  *
  * Why this exists: ``find_pii`` walks a 2-4 KB normalised output a dozen
  * times in Python or in regexes tried at every character (digit runs, the
@@ -10,8 +12,9 @@
  * of spans per text) is handed back to Python, which keeps the validation
  * (checksums, reserved domains, number shapes, address ranges) and stays the
  * reference implementation: every function below has a pure-Python twin in
- * personal.py / secrets.py that returns the same value on every string, and
- * the property tests hold the two to that.
+ * personal.py / secrets.py (findings.py, blocklist.py for the shared passes)
+ * that returns the same value on every string, and the property tests hold
+ * the two to that.
  *
  * Every function reads the text through PyUnicode_READ, so all three
  * PyUnicode kinds (1, 2 and 4 bytes per character) are handled; the per-kind
@@ -37,6 +40,12 @@
  *     (emails, numbers, iban_starts, ipv4, ipv6_gates, five_digit_starts), in one call.
  * present(t, literals) -> frozenset[str]
  *     the literals that occur in t (``lit in t`` for each).
+ * spaceless_present(t, gates) -> list[str]
+ *     blocklist._spaceless_present: the gates that occur in t with its spaces
+ *     removed, in gates order.
+ * ascii_fold(raw) -> str | None
+ *     findings._ascii_view: the normalised text of a plain-ASCII ``raw`` whose
+ *     view is the identity (evaluators.text.normalize's first branch), else None.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -919,6 +928,185 @@ static PyObject *present(PyObject *self, PyObject *args) {
     return set;
 }
 
+/* --- literals in the text with its spaces removed -------------------------------------------- */
+
+/* Mirrors blocklist._spaceless_present: ``[g for g in gates if g in
+ * t.replace(" ", "")]``. One pass marks in a bitset the trigram hashes
+ * (tri_step, as ``present`` uses) of the space-free text; a gate can occur
+ * there only if every run of three of its characters is marked, and only
+ * such a gate is searched for, with PyUnicode_Find on the space-free copy
+ * (built once, when the first gate needs it): the search ``in`` runs, so the
+ * answer is the reference's and each search stays linear in the text. Gates
+ * shorter than three characters are always searched. */
+KERNEL Py_ssize_t spaceless_trigrams(const void *data, int kind, Py_ssize_t n,
+                                     unsigned char *tri) {
+    unsigned h = 0;
+    Py_ssize_t j = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = RD(i);
+        if (c == ' ')
+            continue;
+        h = tri_step(h, c);
+        if (++j >= 3)
+            tri[h >> 3] |= (unsigned char)(1u << (h & 7));
+    }
+    return j;
+}
+
+/* ``t`` without its spaces, ``m`` characters long, of t's kind. */
+KERNEL PyObject *spaceless_copy(PyObject *t, const void *data, int kind, Py_ssize_t n,
+                                Py_ssize_t m) {
+    PyObject *compact = PyUnicode_New(m, PyUnicode_MAX_CHAR_VALUE(t));
+    if (compact == NULL)
+        return NULL;
+    /* removing spaces keeps t's widest character (or the text stays ASCII),
+     * so the copy has t's kind */
+    void *cdata = PyUnicode_DATA(compact);
+    for (Py_ssize_t i = 0, j = 0; i < n; i++) {
+        Py_UCS4 c = RD(i);
+        if (c != ' ')
+            PyUnicode_WRITE(kind, cdata, j++, c);
+    }
+    return compact;
+}
+
+/* Whether every run of three characters of ``g`` is marked in ``tri``. */
+static int trigrams_marked(PyObject *g, const unsigned char *tri) {
+    int kind = PyUnicode_KIND(g);
+    const void *data = PyUnicode_DATA(g);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(g);
+    unsigned h = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        h = tri_step(h, RD(i));
+        if (i >= 2 && !(tri[h >> 3] & (1u << (h & 7))))
+            return 0;
+    }
+    return 1;
+}
+
+static PyObject *spaceless_present(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *t, *gates;
+    if (!PyArg_ParseTuple(args, "UO!:spaceless_present", &t, &PyTuple_Type, &gates))
+        return NULL;
+    if (PyUnicode_READY(t) < 0)
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(gates);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *g = PyTuple_GET_ITEM(gates, k);
+        if (!PyUnicode_Check(g) || PyUnicode_READY(g) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "spaceless_present(): gates are str");
+            return NULL;
+        }
+    }
+    PyObject *hits = PyList_New(0);
+    if (hits == NULL || count == 0)
+        return hits;
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t), m;
+    unsigned char tri[(TRI_MASK + 1) / 8];
+    memset(tri, 0, sizeof tri);
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        m = spaceless_trigrams(data, PyUnicode_1BYTE_KIND, n, tri);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        m = spaceless_trigrams(data, PyUnicode_2BYTE_KIND, n, tri);
+        break;
+    default:
+        m = spaceless_trigrams(data, PyUnicode_4BYTE_KIND, n, tri);
+        break;
+    }
+    PyObject *compact = NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *g = PyTuple_GET_ITEM(gates, k);
+        if (PyUnicode_GET_LENGTH(g) > m || !trigrams_marked(g, tri))
+            continue;
+        if (compact == NULL) {
+            switch (kind) {
+            case PyUnicode_1BYTE_KIND:
+                compact = spaceless_copy(t, data, PyUnicode_1BYTE_KIND, n, m);
+                break;
+            case PyUnicode_2BYTE_KIND:
+                compact = spaceless_copy(t, data, PyUnicode_2BYTE_KIND, n, m);
+                break;
+            default:
+                compact = spaceless_copy(t, data, PyUnicode_4BYTE_KIND, n, m);
+                break;
+            }
+            if (compact == NULL) {
+                Py_DECREF(hits);
+                return NULL;
+            }
+        }
+        Py_ssize_t at = PyUnicode_Find(compact, g, 0, m, 1);
+        if (at == -2 || (at >= 0 && PyList_Append(hits, g) < 0)) {
+            Py_DECREF(compact);
+            Py_DECREF(hits);
+            return NULL;
+        }
+    }
+    Py_XDECREF(compact);
+    return hits;
+}
+
+/* --- the plain-ASCII normalised view ------------------------------------------------------ */
+
+/* Mirrors the first branch of evaluators.text.normalize.normalize (and its
+ * Python twin findings._ascii_view): when every character of ``raw`` is
+ * printable ASCII (0x20-0x7e) or ASCII whitespace (\t \n \r \x0b \x0c), the
+ * view is ``raw.lower()`` with those five whitespace characters turned into
+ * spaces, and it is the identity view when it holds no two spaces in a row.
+ * Returns that text, or None when ``raw`` is not plain or the folded text
+ * has a run of spaces (the caller then runs the full normalisation). One pass
+ * over the bytes instead of isascii + encode + translate + lower + five
+ * replaces + a search. */
+/* FOLD[c]: what the view holds for ASCII character ``c`` (0: not plain). */
+static Py_UCS1 FOLD[128];
+
+static void fold_init(void) {
+    for (int c = 0x20; c < 0x7f; c++)
+        FOLD[c] = (Py_UCS1)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    FOLD['\t'] = FOLD['\n'] = FOLD['\r'] = FOLD[0x0b] = FOLD[0x0c] = ' ';
+}
+
+static PyObject *ascii_fold(PyObject *self, PyObject *raw) {
+    (void)self;
+    if (!PyUnicode_Check(raw)) {
+        PyErr_SetString(PyExc_TypeError, "ascii_fold() argument must be str");
+        return NULL;
+    }
+    if (PyUnicode_READY(raw) < 0)
+        return NULL;
+    if (!PyUnicode_IS_ASCII(raw))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(raw);
+    const Py_UCS1 *src = PyUnicode_1BYTE_DATA(raw);
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out == NULL)
+        return NULL;
+    Py_UCS1 *dst = PyUnicode_1BYTE_DATA(out);
+    /* branch-free per character: a table read, and two flags checked per block */
+    unsigned bad = 0, pair = 0;
+    Py_UCS1 prev = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS1 c = FOLD[src[i]]; /* src[i] < 128: the string is ASCII */
+        bad |= c == 0;
+        pair |= (c == ' ') & (prev == ' ');
+        prev = c;
+        dst[i] = c;
+        if ((i & 255) == 255 && (bad | pair))
+            break;
+    }
+    if (bad | pair) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 /* --- module -------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -940,6 +1128,11 @@ static PyMethodDef methods[] = {
      "ipv6_gates(t), five_digit_starts(t)), from one call."},
     {"present", present, METH_VARARGS,
      "present(t, literals) -> frozenset: the literals (non-empty ASCII) that occur in t."},
+    {"spaceless_present", spaceless_present, METH_VARARGS,
+     "spaceless_present(t, gates) -> [str]: the gates (a tuple of str) that occur in t with its "
+     "spaces removed, in order."},
+    {"ascii_fold", ascii_fold, METH_O,
+     "ascii_fold(raw) -> str | None: findings._ascii_view(raw), the identity view's text."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -949,4 +1142,7 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__piikernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__piikernel(void) {
+    fold_init();
+    return PyModule_Create(&module);
+}

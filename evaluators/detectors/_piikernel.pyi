@@ -1,7 +1,9 @@
 """Signatures of the compiled candidate scans (evaluators/detectors/_piikernel.c).
 
 Each function returns exactly what its pure-Python reference in
-``personal.py`` returns (named in its docstring in the C source).
+``personal.py`` (``findings.py`` for ``ascii_fold``, ``blocklist.py`` for
+``spaceless_present``) returns (named in its
+docstring in the C source).
 """
 
 def emails(t: str, /) -> list[tuple[int, int, str, str]]: ...
@@ -21,3 +23,5 @@ def scan(
     list[int],
 ]: ...
 def present(t: str, literals: tuple[str, ...], /) -> frozenset[str]: ...
+def spaceless_present(t: str, gates: tuple[str, ...], /) -> list[str]: ...
+def ascii_fold(raw: str, /) -> str | None: ...

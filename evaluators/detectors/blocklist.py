@@ -16,6 +16,13 @@ from evaluators.detectors.findings import Candidate, Finding, finalize, normaliz
 from evaluators.detectors.gates import max_width, occurrences, windowed_finditer
 from evaluators.detectors.phrases import compile_phrases, phrase_key
 
+# The compiled gate (evaluators/detectors/_piikernel.c); without it the
+# reference below does the same in Python.
+try:
+    from evaluators.detectors import _piikernel
+except ImportError:  # pragma: no cover - depends on the build
+    _piikernel = None  # type: ignore[assignment]
+
 DEFAULT_BLOCKLIST: tuple[str, ...] = (
     "kill yourself",
     "how to make a bomb",
@@ -37,6 +44,32 @@ def _compiled(
     return compile_phrases(list(keys)), keys, tuple(k.replace(" ", "") for k in keys)
 
 
+# The last tuple of exact str phrases and its cache key: the rule passes the
+# same configured tuple on every evaluation, and a tuple of str cannot change.
+_last_phrases: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+
+
+def _phrases_key(phrases: Sequence[str]) -> tuple[str, ...]:
+    """``tuple(str(p) for p in phrases)``, reused while the same tuple of str comes back."""
+    global _last_phrases
+    last = _last_phrases
+    if last is not None and last[0] is phrases:
+        return last[1]
+    key = tuple(str(p) for p in phrases)
+    if type(phrases) is tuple and all(type(p) is str for p in phrases):
+        _last_phrases = (phrases, key)
+    return key
+
+
+def _spaceless_present(text: str, gates: tuple[str, ...]) -> list[str]:
+    """The gates that occur in ``text`` once its spaces are removed, in order:
+    the reference for ``_piikernel.spaceless_present``, which finds the same
+    without building the space-free copy run by run or searching for gates
+    whose first three characters never occur in it."""
+    compact = text.replace(" ", "")
+    return [g for g in gates if g in compact]
+
+
 @lru_cache(maxsize=64)
 def _width(pattern: re.Pattern[str]) -> int:
     return max_width(pattern)
@@ -48,12 +81,14 @@ def find_blocklist(raw: str, phrases: Sequence[str] = DEFAULT_BLOCKLIST) -> list
     The detail names which list entry matched by its index, not its text, so
     the evaluation message can report a count without repeating the phrase.
     """
-    pattern, keys, gates = _compiled(tuple(str(p) for p in phrases))
+    pattern, keys, gates = _compiled(_phrases_key(phrases))
     if pattern is None:
         return []
     norm = normalized(raw)
-    compact = norm.text.replace(" ", "")
-    present = [g for g in gates if g in compact]
+    if _piikernel is not None:
+        present = _piikernel.spaceless_present(norm.text, gates)
+    else:
+        present = _spaceless_present(norm.text, gates)
     if not present:
         return []  # no phrase present even with every space removed: skip the regex
     # Every match starts with a present phrase (spaces optional): search only there.

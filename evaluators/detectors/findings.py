@@ -14,6 +14,17 @@ from typing import NamedTuple
 
 from evaluators.text.normalize import NormalizedText, normalize
 
+# The compiled plain-ASCII fold (evaluators/detectors/_piikernel.c); without
+# it :func:`_ascii_view` is the reference and :func:`normalize` does the work.
+try:
+    from evaluators.detectors import _piikernel
+except ImportError:  # pragma: no cover - depends on the build
+    _piikernel = None  # type: ignore[assignment]
+
+# Printable ASCII and the ASCII whitespace ``normalize`` folds to a space.
+_PLAIN = frozenset(map(chr, range(0x20, 0x7F))) | frozenset("\t\n\r\x0b\x0c")
+_FOLD = str.maketrans("\t\n\r\x0b\x0c", "     ")
+
 
 class Finding(NamedTuple):
     """One detected span. ``start``/``end`` index the RAW text the caller sent.
@@ -53,9 +64,28 @@ class Candidate(NamedTuple):
 _new_tuple = tuple.__new__
 
 
+def _ascii_view(raw: str) -> str | None:
+    """The text of ``normalize(raw)`` when that view is the identity on plain
+    ASCII (every character printable or ASCII whitespace, and no run of two
+    spaces after folding), else None: the reference for
+    ``_piikernel.ascii_fold``."""
+    if not raw.isascii() or not _PLAIN.issuperset(raw):
+        return None
+    text = raw.lower().translate(_FOLD)
+    return None if "  " in text else text
+
+
 @lru_cache(maxsize=16)
 def normalized(raw: str) -> NormalizedText:
-    """Normalise once per text: the three detectors usually run on the same output."""
+    """Normalise once per text: the three detectors usually run on the same output.
+
+    Most outputs are plain ASCII whose view is the identity; the kernel folds
+    those in one pass and the view is built without ``normalize``'s several
+    passes (which it would build the same way)."""
+    if _piikernel is not None:
+        text = _piikernel.ascii_fold(raw)
+        if text is not None:
+            return NormalizedText.identity(raw, text)
     return normalize(raw)
 
 

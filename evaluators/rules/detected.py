@@ -80,8 +80,11 @@ def no_blocklist_words(ctx: EvalContext) -> Outcome:
     if fn is None:
         return skip("the blocklist detector is not installed", "config_invalid")
     phrases, src = ctx.threshold("blocklist")
+    # a tuple goes as it is (the detector memoises its key on it); anything else as a list
     out = _from_findings(
-        list(fn(ctx.output, list(phrases))), "blocklisted phrase(s)", report_text=False
+        list(fn(ctx.output, phrases if type(phrases) is tuple else list(phrases))),
+        "blocklisted phrase(s)",
+        report_text=False,
     )
     out.asked = src != "default"
     return out

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from evaluators.config import STUB_MARKER_TABLE
+from evaluators.config import DEFAULT_STUB_MARKERS, STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_search
@@ -306,9 +306,172 @@ def _custom_markers(markers: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple((m, needle) for m, needle in out if "\n" not in needle)
 
 
-def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
+# The scan patterns in ranking order, each with the literals it needs: one
+# tuple walked only when some needed literal occurs (usually none does).
+_SCANS: tuple[tuple[int, str, re.Pattern[str], re.Pattern[str] | None, frozenset[str]], ...] = (
+    tuple(
+        (rank + k, name, rx, _SCAN_TWINS[name], _NEEDS_SETS[name])
+        for rank, table in ((_RANK_CODE, _CODE_SCAN), (_RANK_PROSE, _PROSE_SCAN))
+        for k, (name, rx) in enumerate(table)
+    )
+)
+_NEEDS_OWN = frozenset(_NEEDS_SET.literals)
+# What decides how lines are read: a fence, a docstring quote, a diff hunk,
+# a line break. Each occurs in an output exactly when it occurs in the
+# lowered output: ``str.lower`` maps these characters to themselves and no
+# other character to a string holding one of them (tested over every code
+# point), so the family pass over the lowered output answers them.
+_STRUCTURE = ("```", '"""', "'''", "\n@@ ", "\n")
+_STRUCTURE_SET = LOWERED_OUTPUT.member(_STRUCTURE)
+# The default configuration's custom markers (lowered), in the same pass: one
+# of them is searched for only where the pass saw it.
+_DEFAULT_NEEDLES = LOWERED_OUTPUT.member(
+    needle for _, needle in _custom_markers(DEFAULT_STUB_MARKERS) if needle.isascii()
+)
+_GATED_NEEDLES = frozenset(_DEFAULT_NEEDLES.literals)
+# The marker words with their lowered forms (the family reports lowered words).
+_WORD_PAIRS: tuple[tuple[str, str], ...] = tuple((w, w.lower()) for w in _WORDS)
+
+
+def _word_char(c: str) -> bool:
+    """``re``'s ``\\w`` on one character (str patterns): alphanumeric or '_'."""
+    return c.isalnum() or c == "_"
+
+
+def _marker_hits(output: str, found: frozenset[str]) -> list[tuple[int, int, str]]:
+    """``(start, end, lowered word)`` of each ``_MARKER_WORD`` match in ``output``,
+    by start; ``found`` is the lowered output's family result.
+
+    A match is an occurrence of a marker word (upper case, so ``find`` on
+    ``output``) with a word boundary on both sides: the words begin and end
+    with letters and no two begin alike, so at most one matches at a place and
+    an occurrence inside an earlier match has a letter before it and is no
+    match either way, which is what ``finditer``'s resume would skip."""
+    out: list[tuple[int, int, str]] = []
+    n = len(output)
+    for w, lw in _WORD_PAIRS:
+        if lw not in found:
+            continue
+        size = len(w)
+        i = output.find(w)
+        while i >= 0:
+            e = i + size
+            if (i == 0 or not _word_char(output[i - 1])) and (e == n or not _word_char(output[e])):
+                out.append((i, e, lw))
+            i = output.find(w, i + 1)
+    if len(out) > 1:
+        out.sort()
+    return out
+
+
+def find_stubs(
+    output: str, ask: str, markers: tuple[str, ...], low: str | None = None
+) -> list[StubHit]:
     """Stub signals on delivered lines, in line order (markers, custom markers,
-    code shapes, empty bodies, prose), at most one hit per pattern per line."""
+    code shapes, empty bodies, prose), at most one hit per pattern per line.
+    ``low``, when given, is ``output.lower()`` (the context's shared view).
+
+    Exactly :func:`find_stubs_reference`, with its work gated by the one
+    family pass over the lowered output: an output with no fence, no
+    docstring quote and no diff hunk has every line delivered and none in
+    code (so no empty body), established without classifying lines; a
+    one-line output needs no line lookup; the marker words are checked for
+    boundaries directly; a default custom marker is searched for only when it
+    occurs; the scan patterns are visited only when one of their literals
+    occurs.
+    """
+    ask_low = ask.lower()
+    marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
+    low_all = output.lower() if low is None else low
+    # one family pass answers the structure literals, the marker words, the
+    # default custom markers and the scan patterns' needs
+    found = _NEEDS_SET.family.present(low_all)
+    present = found & _NEEDS_OWN if found else found
+    # no fence, no docstring quote, no diff hunk (whose removed lines are not
+    # delivered); each is in ``output`` exactly when it is in ``low_all``
+    plain = not ("```" in found or '"""' in found or "'''" in found or "\n@@ " in found)
+    multiline = "\n" in found
+    lines: list[tuple[int, str]] | None = None
+    starts: list[int] = []
+    live: list[bool] = []
+    code: list[bool] = []
+    if multiline or not plain:
+        lines = _lines(output)
+        starts = [p for p, _ in lines]
+        if not plain:
+            live, code = _live_lines(output, lines)
+    ranked: list[tuple[int, int, int, StubHit]] = []
+
+    def line_of(pos: int) -> int:
+        return bisect_right(starts, pos) - 1 if multiline else 0
+
+    if not marker_is_deliverable:
+        for s, e, lw in _marker_hits(output, found):
+            li = line_of(s)
+            if plain or live[li]:
+                ranked.append((li, _RANK_MARKER, s, StubHit(lw, s, e)))
+        for mk, needle in _custom_markers(markers):
+            if needle in _GATED_NEEDLES and needle not in found:
+                continue  # a default marker the family pass did not see
+            seen: set[int] = set()
+            i = low_all.find(needle)
+            while i >= 0:
+                li = line_of(i)
+                if (plain or live[li]) and li not in seen:
+                    seen.add(li)
+                    ranked.append((li, _RANK_CUSTOM, i, StubHit("marker", i, i + len(mk))))
+                i = low_all.find(needle, i + 1)
+    if present:
+        ascii_text = output.isascii()
+        for rank, name, rx, twin, needs in _SCANS:
+            if needs.isdisjoint(present):
+                continue
+            seen_lines: set[int] = set()
+            if not ascii_text:
+                twin = None
+            hits = twin.finditer(low_all) if twin is not None else rx.finditer(output)
+            for hit in hits:
+                start = hit.start()
+                li = line_of(start)
+                if not (plain or live[li]) or li in seen_lines:
+                    continue
+                seen_lines.add(li)
+                if name == "not_implemented":
+                    if lines is None:
+                        lines = _lines(output)
+                    if _abstract_above(lines, li):
+                        continue
+                ranked.append((li, rank, start, StubHit(name, start, hit.end())))
+    if not plain:
+        assert lines is not None
+        for idx, (pos, line) in enumerate(lines):
+            if idx == 0 or not live[idx] or not code[idx]:
+                continue
+            stripped = line.strip()
+            if stripped not in ("pass", "..."):
+                continue
+            prev = next((lines[j][1] for j in range(idx - 1, -1, -1) if lines[j][1].strip()), "")
+            if _PASS_BODY.match(prev) and not _abstract_above(lines, idx):
+                ranked.append(
+                    (
+                        idx,
+                        _RANK_EMPTY,
+                        pos,
+                        StubHit("empty_body", pos + line.index(stripped), pos + len(line)),
+                    )
+                )
+    if len(ranked) > 1:
+        ranked.sort(key=_rank_key)
+    return [r[3] for r in ranked]
+
+
+def _rank_key(r: tuple[int, int, int, StubHit]) -> tuple[int, int, int]:
+    return (r[0], r[1], r[2])
+
+
+def find_stubs_reference(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
+    """The earlier :func:`find_stubs` (every line classified, markers tried by
+    regex, every pattern visited): the tests' reference. Same hits, same order."""
     ask_low = ask.lower()
     marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
     custom = _custom_markers(markers)
@@ -375,7 +538,7 @@ def find_stubs(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]
 
 def no_stub_output(ctx: EvalContext) -> Outcome:
     markers, src = ctx.threshold("stub_markers")
-    hits = find_stubs(ctx.output, ctx.input or "", tuple(markers))
+    hits = find_stubs(ctx.output, ctx.input or "", tuple(markers), ctx.output_lower)
     if (
         hits
         and _may_match_in("disclosure", _NEEDS_SET.present(ctx.output_lower))

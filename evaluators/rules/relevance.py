@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
@@ -358,11 +359,21 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     )
 
 
-def _tool_terms(name: str, description: str | None, schema: object) -> set[str]:
+def _tool_terms(name: str, description: str | None, schema: object) -> frozenset[str]:
+    """The content terms of a catalogue entry: its name, description and
+    argument names. A catalogue repeats from one evaluation to the next, so
+    the terms of each text are kept (:func:`_text_term_set`)."""
     text = f"{name} {description or ''}"
     if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
         text += " " + " ".join(schema["properties"].keys())
-    return set(content_terms(text))
+    return _text_term_set(text)
+
+
+@lru_cache(maxsize=4096)
+def _text_term_set(text: str) -> frozenset[str]:
+    """``frozenset(content_terms(text))``, once per distinct text (read-only:
+    tool_choice only intersects and unions these)."""
+    return frozenset(content_terms(text))
 
 
 # Verb and noun aliases for reading a tool's *name* against the ask: the ask
@@ -381,18 +392,32 @@ _NAME_ALIASES: tuple[tuple[str, ...], ...] = (
 _CANON: dict[str, str] = {alias: row[0] for row in _NAME_ALIASES for alias in row}
 
 
-def _concepts(terms: set[str] | list[str]) -> set[str]:
+def _concepts(terms: AbstractSet[str] | list[str]) -> set[str]:
     return {_CANON.get(t, t) for t in terms}
 
 
-def _named_by_ask(tool: str, ask: set[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _term_set_concepts(terms: frozenset[str]) -> frozenset[str]:
+    """``_concepts`` of a catalogue entry's terms, once per distinct set
+    (the sets are :func:`_text_term_set`'s, so they repeat)."""
+    return frozenset(_concepts(terms))
+
+
+def _named_by_ask(tool: str, ask: AbstractSet[str]) -> bool:
     """Every concept of the tool's name (≥ 2) is named by the ask: the ask
     says what this tool does in its own words (``send_email`` for "send the
     customer an email")."""
+    name = _name_concepts(tool)
+    return len(name) >= 2 and name <= ask
+
+
+@lru_cache(maxsize=4096)
+def _name_concepts(tool: str) -> frozenset[str]:
+    """The concepts a tool's name is made of, once per distinct name: the
+    split and the per-part tokenizing depend on the name alone."""
     parts = [p for p in re.split(r"[_\-\s.]+|(?<=[a-z])(?=[A-Z])", tool) if p]
     # short parts ("kb") are not content terms but do name a concept
-    name = _concepts({(content_terms(p) or [p.lower()])[0] for p in parts})
-    return len(name) >= 2 and name <= ask
+    return frozenset(_concepts({(content_terms(p) or [p.lower()])[0] for p in parts}))
 
 
 def tool_choice(ctx: EvalContext) -> Outcome:
@@ -405,7 +430,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
     }
     union: set[str] = set()
     for name in called:
-        union |= terms.get(name, set(content_terms(name)))
+        tt = terms.get(name)
+        union |= _text_term_set(name) if tt is None else tt
     fit_called = len(ask & union) / len(ask)
     best_name, best_fit = "", 0.0
     for name, tt in terms.items():
@@ -424,7 +450,7 @@ def tool_choice(ctx: EvalContext) -> Outcome:
         for name, tt in terms.items():
             if name in called or not _named_by_ask(name, ask_concepts):
                 continue
-            fit = len(ask_concepts & _concepts(tt)) / len(ask)
+            fit = len(ask_concepts & _term_set_concepts(tt)) / len(ask)
             if fit > fit_called:
                 ev.append(count("named_uncalled_fit", "ratio", round(fit, 4)))
                 return Outcome(

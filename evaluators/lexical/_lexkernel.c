@@ -23,6 +23,9 @@
  *       the uncached body of terms.content_terms: strip_fences, words, the
  *       length and stopword filter, and terms.stem (SUFFIXES below is
  *       terms._SUFFIXES; a test checks that the two agree).
+ *   term_chain(units, seed, probe, stopwords), term_chain_spans(text, spans, ...)
+ *       terms.term_chain_py: relevance's topic chain and overlap counts
+ *       over the units' content terms, in one pass (see below).
  *
  * Every regex class involved is ASCII ([A-Za-z], [0-9], [.!?]) except \s
  * and the str methods (strip, rsplit, isalpha), which read the same Unicode
@@ -422,6 +425,7 @@ typedef struct {
     int fences;            /* skip ``` fences, as strip_fences does */
     int cache_terms;       /* use_terms_cache(stopwords) said yes */
     PyObject *stopwords;   /* MODE_TERMS */
+    int unique;            /* a list gets each token's items once per scan */
 } scan_spec;
 
 /* The end of a ``` fence that opens at i: just past the next ``` after the
@@ -460,15 +464,19 @@ static int extend(PyObject *out, PyObject *tuple) {
  * nothing after the first letter can end a match early), adding each
  * token's token, words or terms (spec->mode) to ``out``, a list (in order,
  * repeats kept) or a set. 0 on success, -1 with an exception set. */
-KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *out) {
+KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *out,
+                     Py_ssize_t start, Py_ssize_t end) {
     const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* text[start:end] is scanned as if it were the whole text */
+    Py_ssize_t n = end;
     const int mode = spec->mode;
     PyObject *stopwords = spec->stopwords;
     int as_set = !PyList_CheckExact(out);
-    /* in a set, a token's items are added once per scan */
-    uint64_t scan_id = as_set ? ++scan_number : 0;
-    Py_ssize_t i = 0;
+    /* in a set (or a list when spec->unique), a token's items are added
+     * once per scan */
+    int unique = as_set || spec->unique;
+    uint64_t scan_id = unique ? ++scan_number : 0;
+    Py_ssize_t i = start;
     while (i < n) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (!IS_LETTER(c)) {
@@ -520,7 +528,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
             for (Py_ssize_t k = 0; k < len; k++) dst[k] = (Py_UCS1)PyUnicode_READ(kind, data, i + k);
         }
         int rc;
-        if (as_set && e != &own && e->seen == scan_id) {
+        if (unique && e != &own && e->seen == scan_id) {
             rc = 0; /* this scan added its items already */
         } else if (mode == MODE_TOKENS) {
             rc = as_set ? PySet_Add(out, e->token) : PyList_Append(out, e->token);
@@ -548,6 +556,19 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
     return 0;
 }
 
+/* Scans text[start:end] (a ready str) into out (see scan_kind). */
+static int scan_range(PyObject *text, const scan_spec *spec, PyObject *out, Py_ssize_t start,
+                      Py_ssize_t end) {
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out, start, end);
+    case PyUnicode_2BYTE_KIND:
+        return scan_kind(text, PyUnicode_2BYTE_KIND, spec, out, start, end);
+    default:
+        return scan_kind(text, PyUnicode_4BYTE_KIND, spec, out, start, end);
+    }
+}
+
 /* Scans text into out (see scan_kind). */
 static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
     if (!PyUnicode_Check(text)) {
@@ -555,14 +576,7 @@ static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
         return -1;
     }
     if (TEXT_READY(text) < 0) return -1;
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out);
-    case PyUnicode_2BYTE_KIND:
-        return scan_kind(text, PyUnicode_2BYTE_KIND, spec, out);
-    default:
-        return scan_kind(text, PyUnicode_4BYTE_KIND, spec, out);
-    }
+    return scan_range(text, spec, out, 0, PyUnicode_GET_LENGTH(text));
 }
 
 /* A new list (as_set 0) or set (1) of what spec collects from text. */
@@ -587,6 +601,7 @@ static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, sc
         return -1;
     }
     spec->mode = MODE_TERMS;
+    spec->unique = 0;
     spec->stopwords = args[1];
     spec->cache_terms = use_terms_cache(args[1]);
     return 0;
@@ -594,19 +609,19 @@ static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, sc
 
 static PyObject *tokens(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_TOKENS, 0, 0, NULL};
+    scan_spec spec = {MODE_TOKENS, 0, 0, NULL, 0};
     return scan_new(text, &spec, 1);
 }
 
 static PyObject *words(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0};
     return scan_new(text, &spec, 0);
 }
 
 static PyObject *word_set(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0};
     return scan_new(text, &spec, 1);
 }
 
@@ -655,6 +670,206 @@ static PyObject *content_term_sets(PyObject *self, PyObject *const *args, Py_ssi
 }
 
 /* ------------------------------------------------------------------------ */
+/* Topic chains                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* term_chain(units, seed, probe, stopwords)
+ *     -> (connected, total, found, outside, probed)
+ * term_chain_spans(text, spans, seed, probe, stopwords) -> the same, for the units
+ *     text[s:e] of each (s, e) in spans (0 <= s <= e <= len(text), else
+ *     ValueError), without making the slices.
+ *
+ * Mirrors terms.term_chain_py, where ``sets`` is content_term_sets(units):
+ *   total     the units with at least one content term;
+ *   connected those of them sharing a term with the topic, which starts as
+ *             set(seed) and takes in every connected unit's terms, in order
+ *             (relevance._continuity's loop);
+ *   found     len(seed & union(sets))   (relevance.overlap's count);
+ *   outside   not union(sets) <= seed   (answers_the_ask's hand-back test);
+ *   probed    len(probe & union(sets))  (answers_the_ask's field hits).
+ * Each unit is read by the same scan as content_term_sets (fences skipped
+ * within the unit), into one reused list instead of a new set per unit. */
+typedef struct {
+    PyObject *seed;    /* the caller's set, only read */
+    PyObject *topic;   /* set(seed), grown by the connected units */
+    PyObject *missing; /* set(seed) less every term seen so far */
+    PyObject *unprobed; /* set(probe) less every term seen so far */
+    PyObject *buf;     /* the current unit's terms, each token's once */
+    Py_ssize_t connected, total, n_seed, n_probe;
+    int outside; /* a term outside seed was seen */
+} chain_state;
+
+static void chain_clear(chain_state *st) {
+    Py_CLEAR(st->topic);
+    Py_CLEAR(st->missing);
+    Py_CLEAR(st->unprobed);
+    Py_CLEAR(st->buf);
+}
+
+/* Sets up st for seed and probe; 0, or -1 with an exception set (st cleared). */
+static int chain_begin(chain_state *st, PyObject *seed, PyObject *probe) {
+    st->seed = seed;
+    st->connected = st->total = 0;
+    st->outside = 0;
+    st->topic = PySet_New(seed);
+    st->missing = PySet_New(seed);
+    st->unprobed = PySet_New(probe);
+    st->buf = PyList_New(0);
+    if (st->topic == NULL || st->missing == NULL || st->unprobed == NULL || st->buf == NULL) {
+        chain_clear(st);
+        return -1;
+    }
+    st->n_seed = PySet_GET_SIZE(st->missing);
+    st->n_probe = PySet_GET_SIZE(st->unprobed);
+    return 0;
+}
+
+/* One unit of the chain, its terms in st->buf: the body of _continuity's
+ * loop (``if not topic.isdisjoint(terms): connected += 1; topic |= terms``)
+ * plus the overlap bookkeeping. Empties buf. 0, or -1 with an exception. */
+static int chain_unit(chain_state *st) {
+    Py_ssize_t m = PyList_GET_SIZE(st->buf);
+    if (m == 0) return 0; /* filter(None, ...): no content term, not counted */
+    st->total++;
+    int hit = 0;
+    for (Py_ssize_t k = 0; k < m && !hit; k++) {
+        hit = PySet_Contains(st->topic, PyList_GET_ITEM(st->buf, k));
+        if (hit < 0) return -1;
+    }
+    if (hit) {
+        st->connected++;
+        for (Py_ssize_t k = 0; k < m; k++)
+            if (PySet_Add(st->topic, PyList_GET_ITEM(st->buf, k)) < 0) return -1;
+    }
+    /* one seed lookup per term, while either count can still change */
+    for (Py_ssize_t k = 0; k < m && (PySet_GET_SIZE(st->missing) || !st->outside); k++) {
+        PyObject *t = PyList_GET_ITEM(st->buf, k);
+        int in_seed = PySet_Contains(st->seed, t);
+        if (in_seed < 0) return -1;
+        if (!in_seed)
+            st->outside = 1;
+        else if (PySet_GET_SIZE(st->missing) && PySet_Discard(st->missing, t) < 0)
+            return -1;
+    }
+    for (Py_ssize_t k = 0; k < m && PySet_GET_SIZE(st->unprobed); k++)
+        if (PySet_Discard(st->unprobed, PyList_GET_ITEM(st->buf, k)) < 0) return -1;
+    return PyList_SetSlice(st->buf, 0, m, NULL);
+}
+
+/* The (connected, total, found, outside, probed) tuple; clears st either way. */
+static PyObject *chain_result(chain_state *st) {
+    PyObject *out = Py_BuildValue("(nnnOn)", st->connected, st->total,
+                                  st->n_seed - PySet_GET_SIZE(st->missing),
+                                  st->outside ? Py_True : Py_False,
+                                  st->n_probe - PySet_GET_SIZE(st->unprobed));
+    chain_clear(st);
+    return out;
+}
+
+/* The seed, probe and stopwords arguments, and the scan every unit is read
+ * by: content_term_sets' (terms, fences skipped), one item per token. */
+static int chain_args(PyObject *seed, PyObject *probe, PyObject *stopwords, const char *fn,
+                      scan_spec *spec) {
+    if (!PyAnySet_Check(seed) || !PyAnySet_Check(probe)) {
+        PyErr_Format(PyExc_TypeError, "%s: seed and probe must be sets or frozensets", fn);
+        return -1;
+    }
+    if (!PyAnySet_Check(stopwords)) {
+        PyErr_Format(PyExc_TypeError, "%s: stopwords must be a set or frozenset", fn);
+        return -1;
+    }
+    spec->mode = MODE_TERMS;
+    spec->fences = 1;
+    spec->unique = 1;
+    spec->stopwords = stopwords;
+    spec->cache_terms = use_terms_cache(stopwords);
+    return 0;
+}
+
+static PyObject *term_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "term_chain(units, seed, probe, stopwords) takes 4 arguments");
+        return NULL;
+    }
+    scan_spec spec;
+    if (chain_args(args[1], args[2], args[3], "term_chain", &spec) < 0) return NULL;
+    /* a tuple copy, as in content_term_sets */
+    PyObject *units = PySequence_Tuple(args[0]);
+    if (units == NULL) return NULL;
+    chain_state st;
+    if (chain_begin(&st, args[1], args[2]) < 0) {
+        Py_DECREF(units);
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(units);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (scan(PyTuple_GET_ITEM(units, k), &spec, st.buf) < 0 || chain_unit(&st) < 0) {
+            chain_clear(&st);
+            Py_DECREF(units);
+            return NULL;
+        }
+    }
+    Py_DECREF(units);
+    return chain_result(&st);
+}
+
+/* Reads spans[k] as (s, e) with 0 <= s <= e <= n. 0, or -1 with an exception. */
+static int read_span(PyObject *item, Py_ssize_t n, Py_ssize_t *s, Py_ssize_t *e) {
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+        PyErr_SetString(PyExc_TypeError, "term_chain_spans: a span must be a (start, end) tuple");
+        return -1;
+    }
+    *s = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+    if (*s == -1 && PyErr_Occurred()) return -1;
+    *e = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 1));
+    if (*e == -1 && PyErr_Occurred()) return -1;
+    if (*s < 0 || *s > *e || *e > n) {
+        PyErr_SetString(PyExc_ValueError, "term_chain_spans: span outside the text");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *term_chain_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "term_chain_spans(text, spans, seed, probe, stopwords) takes 5 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "term_chain_spans: text must be str");
+        return NULL;
+    }
+    if (TEXT_READY(text) < 0) return NULL;
+    scan_spec spec;
+    if (chain_args(args[2], args[3], args[4], "term_chain_spans", &spec) < 0) return NULL;
+    PyObject *spans = PySequence_Tuple(args[1]);
+    if (spans == NULL) return NULL;
+    chain_state st;
+    if (chain_begin(&st, args[2], args[3]) < 0) {
+        Py_DECREF(spans);
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t n = PyTuple_GET_SIZE(spans);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t s, e;
+        if (read_span(PyTuple_GET_ITEM(spans, k), len, &s, &e) < 0 ||
+            scan_range(text, &spec, st.buf, s, e) < 0 || chain_unit(&st) < 0) {
+            chain_clear(&st);
+            Py_DECREF(spans);
+            return NULL;
+        }
+    }
+    Py_DECREF(spans);
+    return chain_result(&st);
+}
+
+/* ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"split_sentences", (PyCFunction)(void (*)(void))split_sentences, METH_FASTCALL,
@@ -668,6 +883,10 @@ static PyMethodDef methods[] = {
      "word_term_set(text, stopwords) -> set of stemmed content terms, fences kept"},
     {"content_term_sets", (PyCFunction)(void (*)(void))content_term_sets, METH_FASTCALL,
      "content_term_sets(texts, stopwords) -> [set(content_terms(t)) for t in texts]"},
+    {"term_chain", (PyCFunction)(void (*)(void))term_chain, METH_FASTCALL,
+     "term_chain(units, seed, probe, stopwords) -> (connected, total, found, outside, probed)"},
+    {"term_chain_spans", (PyCFunction)(void (*)(void))term_chain_spans, METH_FASTCALL,
+     "term_chain_spans(text, spans, seed, probe, stopwords) -> term_chain of the span slices"},
     {NULL, NULL, 0, NULL},
 };
 

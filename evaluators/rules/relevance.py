@@ -9,7 +9,14 @@ from functools import lru_cache
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
-from evaluators.lexical.terms import content_term_sets, content_terms, strip_fences
+from evaluators.lexical.terms import (
+    content_term_sets,
+    content_terms,
+    native,
+    strip_fences,
+    term_chain,
+    term_chain_spans,
+)
 from evaluators.rules.base import Outcome, count, skip
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
@@ -29,8 +36,8 @@ def overlap(ctx: EvalContext) -> Overlap | None:
     ask = set(ctx.input_terms)
     if not ask:
         return None
-    out = ctx.output_term_set
-    found = len(ask & out)
+    # natively, the one pass over the output that continuity reads too
+    found = _chain(ctx).found if native() else len(ask & ctx.output_term_set)
     return Overlap(found / len(ask), found, len(ask))
 
 
@@ -84,6 +91,40 @@ def _units(
     return units
 
 
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """:func:`term_chain` of the output's units against the ask's terms:
+    the counts overlap, continuity and the hand-back test all read."""
+
+    connected: int
+    total: int
+    found: int  # ask terms in the output
+    outside: bool  # an output term the ask lacks
+    field_hits: int  # _field_hits(ask terms, output terms)
+
+
+def _chain(ctx: EvalContext) -> _Chain:
+    """One native pass over the output's units (computed once per
+    evaluation, for an ask with content terms). The union of the units'
+    terms is the output's term set: units cover every token of the
+    fence-stripped output, and never cut one."""
+    key = "relevance.chain"
+    chain: _Chain | None = ctx.memo.get(key)
+    if chain is None:
+        text = ctx.output
+        body = strip_fences(text)
+        seed = set(ctx.input_terms)
+        probe = _field_probe(frozenset(seed))
+        if body is text and "\n" not in body:
+            # _units' one-block case: the units are the sentences themselves
+            spans = ctx.output_sentences if body.strip() else []
+            chain = _Chain(*term_chain_spans(text, spans, seed, probe))
+        else:
+            chain = _Chain(*term_chain(_units(text, None, body), seed, probe))
+        ctx.memo[key] = chain
+    return chain
+
+
 def continuity(ctx: EvalContext) -> Continuity | str:
     """Share of content sentences connected to the ask's topic, or a skip reason
     (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
@@ -108,6 +149,11 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
     topic = set(ctx.input_terms)
     if not topic:
         return "the input has no content terms"
+    if native():
+        chain = _chain(ctx)
+        if chain.total == 0:
+            return "the output has no content-bearing sentence"
+        return Continuity(chain.connected / chain.total, chain.connected, chain.total)
     # sentences without a content term are not counted; isdisjoint answers
     # "any shared term?" without building the intersection
     content = list(filter(None, content_term_sets(_units(ctx.output, ctx.output_sentences, body))))
@@ -281,6 +327,15 @@ def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
     return sum(1 for t in near if any(f in fields for f in _FIELD_OF[t]))
 
 
+@lru_cache(maxsize=4096)
+def _field_probe(ask_terms: frozenset[str]) -> frozenset[str]:
+    """The output terms :func:`_field_hits` counts for this ask, as a set:
+    field stems outside the ask that share a field with an ask term (so the
+    hits are ``len(out_terms & probe)``, which the chain counts in C)."""
+    fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
+    return frozenset(t for t in _FIELD_TERMS - ask_terms if any(f in fields for f in _FIELD_OF[t]))
+
+
 def answers_the_ask(ctx: EvalContext) -> Outcome:
     ask_terms = set(ctx.input_terms)
     if len(ask_terms) < 2:
@@ -299,9 +354,15 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
             saw=("output", "input"),
             asked=asked,
         )
-    out_terms = ctx.output_term_set
+    if native():
+        chain = _chain(ctx)
+        # the output has terms and the ask has them all
+        handed_back = chain.total > 0 and not chain.outside
+    else:
+        out_terms = ctx.output_term_set
+        handed_back = bool(out_terms) and out_terms <= ask_terms
     ask_len = len((ctx.input or "").strip())
-    if out_terms and out_terms <= ask_terms and len(ctx.output.strip()) <= 1.2 * ask_len:
+    if handed_back and len(ctx.output.strip()) <= 1.2 * ask_len:
         return Outcome(
             False,
             0.0,
@@ -328,7 +389,9 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
         echoed = _echoes_identifier(ctx.input or "", ctx.output)
         if echoed is not None:
             rescue = f"it names the ask's own identifier {echoed!r}"
-        elif _field_hits(ask_terms, out_terms) >= 2:
+        elif (
+            _chain(ctx).field_hits if native() else _field_hits(ask_terms, ctx.output_term_set)
+        ) >= 2:
             rescue = "it answers in the ask's subject vocabulary (a paraphrase)"
     if kw_fail and tc_fail and rescue is None:
         return Outcome(

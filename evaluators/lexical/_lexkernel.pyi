@@ -13,6 +13,7 @@ def word_term_set(text: str, stopwords: set[str] | frozenset[str], /) -> set[str
 def content_term_sets(
     texts: Sequence[str], stopwords: set[str] | frozenset[str], /
 ) -> list[set[str]]: ...
+def long_words(text: str, limit: int, /) -> int: ...
 def term_chain(
     units: Sequence[str],
     seed: set[str] | frozenset[str],

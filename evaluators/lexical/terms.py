@@ -503,6 +503,32 @@ def content_term_sets_py(texts: list[str]) -> list[set[str]]:
     return [set(content_terms(t)) for t in texts]
 
 
+# A maximal run of four or more ASCII letters: the runs of
+# ``re.findall(r"[A-Za-z]+", text)`` at least four long, one match each.
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def long_words(text: str, limit: int) -> int:
+    """How many words of four or more ASCII letters ``text`` has, counted no
+    further than ``limit`` (a rule asking "at least N?" stops at N). The C
+    kernel when it was built, else :func:`long_words_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.long_words(text, limit)
+    return long_words_py(text, limit)
+
+
+def long_words_py(text: str, limit: int) -> int:
+    """:func:`long_words` in Python: the reference and the fallback."""
+    count = 0
+    if limit < 1:
+        return 0
+    for _ in _LONG_WORD.finditer(text):
+        count += 1
+        if count >= limit:
+            break
+    return count
+
+
 def term_chain(
     units: Sequence[str],
     seed: set[str] | frozenset[str],

@@ -6,12 +6,14 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import (
     content_term_sets,
     content_terms,
+    long_words,
     native,
     strip_fences,
     term_chain,
@@ -20,9 +22,6 @@ from evaluators.lexical.terms import (
 from evaluators.rules.base import Outcome, count, skip
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
-# A maximal run of four or more ASCII letters: the runs of
-# ``re.findall(r"[A-Za-z]+", text)`` at least four long, one match each.
-_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +31,36 @@ class Overlap:
     total: int
 
 
+def _threshold(ctx: EvalContext, key: str) -> tuple[Any, str]:
+    """``ctx.threshold(key)``, once per evaluation: the relevance rules read
+    the same two thresholds twice each."""
+    memo_key = "relevance.threshold." + key
+    value: tuple[Any, str] | None = ctx.memo.get(memo_key)
+    if value is None:
+        value = ctx.memo[memo_key] = ctx.threshold(key)
+    return value
+
+
+def _body(ctx: EvalContext) -> str:
+    """``strip_fences(ctx.output)``, once per evaluation (a scan of the whole
+    output for a fence, which both the chain and continuity start from)."""
+    body: str | None = ctx.memo.get("relevance.body")
+    if body is None:
+        body = ctx.memo["relevance.body"] = strip_fences(ctx.output)
+    return body
+
+
 def overlap(ctx: EvalContext) -> Overlap | None:
+    """The ask's terms found in the output (computed once per evaluation:
+    keyword_overlap and answers_the_ask both read it)."""
+    key = "relevance.overlap"
+    if key not in ctx.memo:
+        ctx.memo[key] = _overlap(ctx)
+    value: Overlap | None = ctx.memo[key]
+    return value
+
+
+def _overlap(ctx: EvalContext) -> Overlap | None:
     ask = set(ctx.input_terms)
     if not ask:
         return None
@@ -42,7 +70,7 @@ def overlap(ctx: EvalContext) -> Overlap | None:
 
 
 def keyword_overlap(ctx: EvalContext) -> Outcome:
-    thr, src = ctx.threshold("keyword_overlap")
+    thr, src = _threshold(ctx, "keyword_overlap")
     ov = overlap(ctx)
     if ov is None:
         return Outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
@@ -112,7 +140,7 @@ def _chain(ctx: EvalContext) -> _Chain:
     chain: _Chain | None = ctx.memo.get(key)
     if chain is None:
         text = ctx.output
-        body = strip_fences(text)
+        body = _body(ctx)
         seed = set(ctx.input_terms)
         probe = _field_probe(frozenset(seed))
         if body is text and "\n" not in body:
@@ -138,13 +166,9 @@ def continuity(ctx: EvalContext) -> Continuity | str:
 def _continuity(ctx: EvalContext) -> Continuity | str:
     min_words, _ = ctx.threshold("topic_consistency_min_words")
     # letter runs of four or more, counted only as far as the minimum
-    body = strip_fences(ctx.output)
-    long_words = 0
-    for _ in _LONG_WORD.finditer(body):
-        long_words += 1
-        if long_words >= min_words:
-            break
-    if long_words < min_words:
+    body = _body(ctx)
+    # the count cannot reach len(body) + 1: a limit past it changes nothing
+    if long_words(body, min(min_words, len(body) + 1)) < min_words:
         return f"the output has fewer than {min_words} words of four or more letters"
     topic = set(ctx.input_terms)
     if not topic:
@@ -169,7 +193,7 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
 
 
 def topic_consistency(ctx: EvalContext) -> Outcome:
-    thr, src = ctx.threshold("topic_consistency")
+    thr, src = _threshold(ctx, "topic_consistency")
     c = continuity(ctx)
     if isinstance(c, str):
         out = skip(c, saw=("output", "input"))
@@ -306,15 +330,24 @@ _DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{
 
 def _echoes_identifier(ask: str, output: str) -> str | None:
     """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``)."""
-    wanted = {
-        t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
-    }
+    wanted = _wanted_cached(ask) if len(ask) <= 2048 else _wanted(ask)
     if not wanted:
         return None
     for t in _DISTINCTIVE.findall(output):
         if t.lower() in wanted:
             return t
     return None
+
+
+def _wanted(ask: str) -> frozenset[str]:
+    """The ask's distinctive tokens, lowered: those with a digit or an underscore."""
+    return frozenset(
+        t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
+    )
+
+
+# asks repeat (a task's runs share one), and the scan of the ask is a regex
+_wanted_cached = lru_cache(maxsize=1024)(_wanted)
 
 
 def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
@@ -340,8 +373,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     ask_terms = set(ctx.input_terms)
     if len(ask_terms) < 2:
         return skip("the ask has fewer than two content terms", saw=("output", "input"))
-    kw_thr, kw_src = ctx.threshold("keyword_overlap")
-    tc_thr, tc_src = ctx.threshold("topic_consistency")
+    kw_thr, kw_src = _threshold(ctx, "keyword_overlap")
+    tc_thr, tc_src = _threshold(ctx, "topic_consistency")
     asked = kw_src != "default" or tc_src != "default"
     src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
     # at most 25 words: a split capped at 25 cuts yields 26 pieces past that

@@ -1,4 +1,5 @@
-"""The C topic chain (``term_chain``) returns exactly what the Python one does.
+"""The C topic chain (``term_chain``) and long-word count (``long_words``)
+return exactly what the Python references do.
 
 ``_lexkernel.term_chain`` / ``term_chain_spans`` fold relevance's topic chain
 and overlap counts into one scan over the units; ``terms.term_chain_py`` is
@@ -6,7 +7,9 @@ the reference. These properties compare the two on arbitrary Unicode units
 and on the fragments the scans branch on (every str kind), check the
 reference against the plain definition (content term sets, a growing topic,
 set intersections), run every corpus string and bench output through both as
-sentence spans, and check the argument errors and the fallback path.
+sentence spans, and check the argument errors, a nested kernel call from a
+seed item's comparison, and the fallback path. ``long_words`` is checked the
+same way against ``long_words_py`` and ``len(findall)`` capped.
 """
 
 from __future__ import annotations
@@ -179,3 +182,72 @@ def test_public_functions_fall_back_without_the_kernel(monkeypatch: pytest.Monke
     with_kernel = both()
     monkeypatch.setattr(terms, "_lexkernel", None)
     assert both() == with_kernel == ((1, 4, 1, True, 2), (1, 4, 1, True, 2))
+
+
+class _Reentrant(str):
+    """A seed item equal to "serv" whose comparison runs the kernel again
+    (another chain, another stopword set): the outer chain must not be
+    disturbed by the nested one resetting its marks or the cached terms."""
+
+    calls = 0
+
+    def __hash__(self) -> int:
+        return hash("serv")
+
+    def __eq__(self, other: object) -> bool:
+        type(self).calls += 1
+        K.term_chain(["servers restart the port", "logs"], {"log"}, frozenset(), terms.STOPWORDS)
+        K.content_terms("servers and ports", frozenset({"and"}))
+        return str.__eq__(self, other)
+
+
+@kernel
+def test_a_nested_call_does_not_disturb_the_chain() -> None:
+    units = ["The server stopped.", "Restart the servers now!", "Servers restart.", "Ports."] * 3
+    seed = {_Reentrant("serv"), "port"}
+    expected = terms.term_chain_py(units, {"serv", "port"}, frozenset({"restart"}))
+    assert K.term_chain(units, seed, frozenset({"restart"}), terms.STOPWORDS) == expected
+    assert _Reentrant.calls > 0
+    # and the cache, its terms dropped by the other stopword set, still answers
+    assert K.term_chain(units, {"serv", "port"}, {"restart"}, terms.STOPWORDS) == expected
+
+
+# long_words: the [A-Za-z]{4,} count topic_consistency gates on
+
+
+def _long_words_definition(text: str, limit: int) -> int:
+    return min(len(terms._LONG_WORD.findall(text)), max(limit, 0))
+
+
+@kernel
+@settings(max_examples=500, deadline=None)
+@given(ANY_TEXT, st.integers(-2, 12), st.sampled_from(["", "\ud800", "\U0001d400", "\u0101"]))
+def test_long_words_equal_the_reference(text: str, limit: int, widener: str) -> None:
+    for t in (text, text + widener, widener + text):
+        expected = terms.long_words_py(t, limit)
+        assert expected == _long_words_definition(t, limit), (t, limit)
+        assert K.long_words(t, limit) == expected, (t, limit)
+
+
+@kernel
+def test_long_words_on_every_corpus_and_bench_text() -> None:
+    for text, _ in _texts_with_seeds():
+        for limit in (1, 6, 1 << 70):
+            assert K.long_words(text, limit) == terms.long_words_py(text, limit), text
+
+
+@kernel
+def test_long_words_rejects_bad_arguments() -> None:
+    with pytest.raises(TypeError):
+        K.long_words(b"word", 3)
+    with pytest.raises(TypeError):
+        K.long_words("word", 3.0)
+    with pytest.raises(TypeError):
+        K.long_words("word")
+
+
+def test_long_words_fall_back_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Restart the demo server on port 6920 ÀBOUT wordsé."
+    with_kernel = [terms.long_words(text, n) for n in (0, 1, 3, 99)]
+    monkeypatch.setattr(terms, "_lexkernel", None)
+    assert [terms.long_words(text, n) for n in (0, 1, 3, 99)] == with_kernel == [0, 1, 3, 6]

@@ -23,6 +23,10 @@
  *       the uncached body of terms.content_terms: strip_fences, words, the
  *       length and stopword filter, and terms.stem (SUFFIXES below is
  *       terms._SUFFIXES; a test checks that the two agree).
+ *   long_words(text, limit)  terms.long_words_py ([A-Za-z]{4,} matches, capped)
+ *   term_chain(units, seed, probe, stopwords), term_chain_spans(text, spans, ...)
+ *       terms.term_chain_py: relevance's topic chain and overlap counts
+ *       over the units' content terms, in one pass (see below).
  *
  * Every regex class involved is ASCII ([A-Za-z], [0-9], [.!?]) except \s
  * and the str methods (strip, rsplit, isalpha), which read the same Unicode
@@ -352,7 +356,9 @@ typedef struct {
     PyObject *words; /* tuple, or NULL until asked for */
     PyObject *terms; /* tuple, or NULL until asked for */
     size_t hash;
-    uint64_t seen; /* the set-building scan that last added its items */
+    uint64_t seen;  /* the set-building scan that last added its items */
+    uint64_t chain; /* the term_chain call the marks belong to */
+    unsigned marks; /* CHAIN_* facts about this token's terms in that call */
 } entry;
 
 #define CACHE_SLOTS ((size_t)1 << 17)
@@ -417,11 +423,16 @@ static int use_terms_cache(PyObject *stopwords) {
 /* What a scan collects of each token: the token, its words or its terms. */
 enum { MODE_TOKENS = 0, MODE_WORDS = 1, MODE_TERMS = 2 };
 
+struct chain_state; /* term_chain's (below) */
+static int chain_token(struct chain_state *st, entry *e, PyObject *terms);
+
 typedef struct {
     int mode;
     int fences;            /* skip ``` fences, as strip_fences does */
     int cache_terms;       /* use_terms_cache(stopwords) said yes */
     PyObject *stopwords;   /* MODE_TERMS */
+    int unique;            /* a list gets each token's items once per scan */
+    struct chain_state *chain; /* MODE_TERMS: hand each token's terms to the chain, not to out */
 } scan_spec;
 
 /* The end of a ``` fence that opens at i: just past the next ``` after the
@@ -460,15 +471,19 @@ static int extend(PyObject *out, PyObject *tuple) {
  * nothing after the first letter can end a match early), adding each
  * token's token, words or terms (spec->mode) to ``out``, a list (in order,
  * repeats kept) or a set. 0 on success, -1 with an exception set. */
-KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *out) {
+KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *out,
+                     Py_ssize_t start, Py_ssize_t end) {
     const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* text[start:end] is scanned as if it were the whole text */
+    Py_ssize_t n = end;
     const int mode = spec->mode;
     PyObject *stopwords = spec->stopwords;
     int as_set = !PyList_CheckExact(out);
-    /* in a set, a token's items are added once per scan */
-    uint64_t scan_id = as_set ? ++scan_number : 0;
-    Py_ssize_t i = 0;
+    /* in a set (or a list when spec->unique), a token's items are added
+     * once per scan */
+    int unique = as_set || spec->unique;
+    uint64_t scan_id = unique ? ++scan_number : 0;
+    Py_ssize_t i = start;
     while (i < n) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (!IS_LETTER(c)) {
@@ -493,7 +508,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
             }
         }
         Py_ssize_t len = j - i;
-        entry own = {NULL, NULL, NULL, 0, 0}; /* a token the cache does not keep */
+        entry own = {NULL, NULL, NULL, 0, 0, 0, 0}; /* a token the cache does not keep */
         entry *e = &own;
         if (cache != NULL && len <= CACHED_TOKEN_MAX) {
             size_t h = FNV_FINISH(fnv);
@@ -520,7 +535,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
             for (Py_ssize_t k = 0; k < len; k++) dst[k] = (Py_UCS1)PyUnicode_READ(kind, data, i + k);
         }
         int rc;
-        if (as_set && e != &own && e->seen == scan_id) {
+        if (unique && e != &own && e->seen == scan_id) {
             rc = 0; /* this scan added its items already */
         } else if (mode == MODE_TOKENS) {
             rc = as_set ? PySet_Add(out, e->token) : PyList_Append(out, e->token);
@@ -532,10 +547,14 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
                 rc = extend(out, e->words);
             } else if (e != &own && spec->cache_terms) {
                 if (e->terms == NULL) e->terms = word_terms(e->words, stopwords);
-                rc = e->terms == NULL ? -1 : extend(out, e->terms);
+                rc = e->terms == NULL     ? -1
+                     : spec->chain != NULL ? chain_token(spec->chain, e, e->terms)
+                                           : extend(out, e->terms);
             } else {
                 PyObject *terms = word_terms(e->words, stopwords);
-                rc = terms == NULL ? -1 : extend(out, terms);
+                rc = terms == NULL        ? -1
+                     : spec->chain != NULL ? chain_token(spec->chain, NULL, terms)
+                                           : extend(out, terms);
                 Py_XDECREF(terms);
             }
         }
@@ -548,6 +567,19 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
     return 0;
 }
 
+/* Scans text[start:end] (a ready str) into out (see scan_kind). */
+static int scan_range(PyObject *text, const scan_spec *spec, PyObject *out, Py_ssize_t start,
+                      Py_ssize_t end) {
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out, start, end);
+    case PyUnicode_2BYTE_KIND:
+        return scan_kind(text, PyUnicode_2BYTE_KIND, spec, out, start, end);
+    default:
+        return scan_kind(text, PyUnicode_4BYTE_KIND, spec, out, start, end);
+    }
+}
+
 /* Scans text into out (see scan_kind). */
 static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
     if (!PyUnicode_Check(text)) {
@@ -555,14 +587,7 @@ static int scan(PyObject *text, const scan_spec *spec, PyObject *out) {
         return -1;
     }
     if (TEXT_READY(text) < 0) return -1;
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        return scan_kind(text, PyUnicode_1BYTE_KIND, spec, out);
-    case PyUnicode_2BYTE_KIND:
-        return scan_kind(text, PyUnicode_2BYTE_KIND, spec, out);
-    default:
-        return scan_kind(text, PyUnicode_4BYTE_KIND, spec, out);
-    }
+    return scan_range(text, spec, out, 0, PyUnicode_GET_LENGTH(text));
 }
 
 /* A new list (as_set 0) or set (1) of what spec collects from text. */
@@ -587,6 +612,8 @@ static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, sc
         return -1;
     }
     spec->mode = MODE_TERMS;
+    spec->unique = 0;
+    spec->chain = NULL;
     spec->stopwords = args[1];
     spec->cache_terms = use_terms_cache(args[1]);
     return 0;
@@ -594,19 +621,19 @@ static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, sc
 
 static PyObject *tokens(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_TOKENS, 0, 0, NULL};
+    scan_spec spec = {MODE_TOKENS, 0, 0, NULL, 0, NULL};
     return scan_new(text, &spec, 1);
 }
 
 static PyObject *words(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0, NULL};
     return scan_new(text, &spec, 0);
 }
 
 static PyObject *word_set(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_WORDS, 0, 0, NULL};
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0, NULL};
     return scan_new(text, &spec, 1);
 }
 
@@ -655,6 +682,329 @@ static PyObject *content_term_sets(PyObject *self, PyObject *const *args, Py_ssi
 }
 
 /* ------------------------------------------------------------------------ */
+/* Long words                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* long_words(text, limit) -> int: terms.long_words_py, the matches of
+ * [A-Za-z]{4,} (one per maximal run of four or more ASCII letters) counted
+ * no further than limit (0 for a limit below 1). */
+KERNEL Py_ssize_t long_words_kind(int kind, const void *data, Py_ssize_t n, Py_ssize_t limit) {
+    Py_ssize_t count = 0, run = 0;
+    for (Py_ssize_t i = 0; i < n && count < limit; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (!IS_LETTER(c))
+            run = 0;
+        else if (++run == 4)
+            count++; /* the run is a match from here on, whatever its length */
+    }
+    return count;
+}
+
+static PyObject *long_words(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "long_words(text, limit) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "long_words: text must be str");
+        return NULL;
+    }
+    Py_ssize_t limit = PyNumber_AsSsize_t(args[1], NULL); /* clamps a huge int */
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (TEXT_READY(text) < 0) return NULL;
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        count = long_words_kind(PyUnicode_1BYTE_KIND, data, n, limit);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        count = long_words_kind(PyUnicode_2BYTE_KIND, data, n, limit);
+        break;
+    default:
+        count = long_words_kind(PyUnicode_4BYTE_KIND, data, n, limit);
+    }
+    return PyLong_FromSsize_t(count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Topic chains                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* term_chain(units, seed, probe, stopwords)
+ *     -> (connected, total, found, outside, probed)
+ * term_chain_spans(text, spans, seed, probe, stopwords) -> the same, for the units
+ *     text[s:e] of each (s, e) in spans (0 <= s <= e <= len(text), else
+ *     ValueError), without making the slices.
+ *
+ * Mirrors terms.term_chain_py, where ``sets`` is content_term_sets(units):
+ *   total     the units with at least one content term;
+ *   connected those of them sharing a term with the topic, which starts as
+ *             set(seed) and takes in every connected unit's terms, in order
+ *             (relevance._continuity's loop);
+ *   found     len(seed & union(sets))   (relevance.overlap's count);
+ *   outside   not union(sets) <= seed   (answers_the_ask's hand-back test);
+ *   probed    len(probe & union(sets))  (answers_the_ask's field hits).
+ * Each unit is read by the same scan as content_term_sets (fences skipped
+ * within the unit), into one reused list instead of a new set per unit. */
+/* A token's facts within one term_chain call (entry.marks, valid while
+ * entry.chain is the call's number). Natural text repeats its vocabulary, so
+ * most of a unit's tokens were met in an earlier unit: their set work is
+ * done. Every fact only ever becomes true as the topic grows, so a mark is
+ * never stale; a token without marks (uncached, or its marks lost to a
+ * nested call) just takes the set lookups again, which repeat safely. */
+#define CHAIN_HITS 1u    /* one of its terms is in the topic */
+#define CHAIN_ADDED 2u   /* all of its terms are in the topic */
+#define CHAIN_COUNTED 4u /* its terms went through the seed/probe counts */
+
+static uint64_t chain_number = 0;
+
+typedef struct chain_state {
+    PyObject *seed;     /* the caller's set, only read */
+    PyObject *topic;    /* set(seed), grown by the connected units */
+    PyObject *missing;  /* set(seed) less every term seen so far */
+    PyObject *unprobed; /* set(probe) less every term seen so far */
+    PyObject *buf;      /* the current unit's tokens' terms tuples (strong refs) */
+    entry **ents;       /* their cache entries (NULL: an uncached token) */
+    Py_ssize_t n_ents, cap_ents;
+    uint64_t id; /* this call's number, for entry.chain */
+    Py_ssize_t connected, total, n_seed, n_probe;
+    int outside; /* a term outside seed was seen */
+} chain_state;
+
+static void chain_clear(chain_state *st) {
+    Py_CLEAR(st->topic);
+    Py_CLEAR(st->missing);
+    Py_CLEAR(st->unprobed);
+    Py_CLEAR(st->buf);
+    PyMem_Free(st->ents);
+    st->ents = NULL;
+}
+
+/* Sets up st for seed and probe; 0, or -1 with an exception set (st cleared). */
+static int chain_begin(chain_state *st, PyObject *seed, PyObject *probe) {
+    st->seed = seed;
+    st->connected = st->total = 0;
+    st->outside = 0;
+    st->n_ents = st->cap_ents = 0;
+    st->ents = NULL;
+    st->id = ++chain_number;
+    st->topic = PySet_New(seed);
+    st->missing = PySet_New(seed);
+    st->unprobed = PySet_New(probe);
+    st->buf = PyList_New(0);
+    if (st->topic == NULL || st->missing == NULL || st->unprobed == NULL || st->buf == NULL) {
+        chain_clear(st);
+        return -1;
+    }
+    st->n_seed = PySet_GET_SIZE(st->missing);
+    st->n_probe = PySet_GET_SIZE(st->unprobed);
+    return 0;
+}
+
+/* A token of the current unit (once per unit: the scan is ``unique``) and
+ * its terms tuple; e is its cache entry, or NULL. 0, or -1 with an exception. */
+static int chain_token(chain_state *st, entry *e, PyObject *terms) {
+    if (PyTuple_GET_SIZE(terms) == 0) return 0; /* stopwords and short words only */
+    if (st->n_ents == st->cap_ents) {
+        Py_ssize_t cap = st->cap_ents ? 2 * st->cap_ents : 64;
+        entry **grown = PyMem_Realloc(st->ents, (size_t)cap * sizeof(entry *));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        st->ents = grown;
+        st->cap_ents = cap;
+    }
+    if (PyList_Append(st->buf, terms) < 0) return -1;
+    if (e != NULL && e->chain != st->id) {
+        e->chain = st->id;
+        e->marks = 0;
+    }
+    st->ents[st->n_ents++] = e;
+    return 0;
+}
+
+/* Whether token k of the unit has the mark (false for an uncached one). */
+KERNEL int marked(const chain_state *st, Py_ssize_t k, unsigned mark) {
+    const entry *e = st->ents[k];
+    return e != NULL && e->chain == st->id && (e->marks & mark);
+}
+
+KERNEL void mark(const chain_state *st, Py_ssize_t k, unsigned mark) {
+    entry *e = st->ents[k];
+    if (e != NULL && e->chain == st->id) e->marks |= mark;
+}
+
+/* One unit of the chain, its tokens' terms in st->buf: the body of
+ * _continuity's loop (``if not topic.isdisjoint(terms): connected += 1;
+ * topic |= terms``) plus the overlap bookkeeping. Empties the unit.
+ * 0, or -1 with an exception. */
+static int chain_unit(chain_state *st) {
+    Py_ssize_t m = PyList_GET_SIZE(st->buf);
+    if (m == 0) return 0; /* filter(None, ...): no content term, not counted */
+    st->total++;
+    int hit = 0;
+    for (Py_ssize_t k = 0; k < m && !hit; k++) hit = marked(st, k, CHAIN_HITS);
+    for (Py_ssize_t k = 0; k < m && !hit; k++) {
+        PyObject *terms = PyList_GET_ITEM(st->buf, k);
+        for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms) && !hit; q++) {
+            hit = PySet_Contains(st->topic, PyTuple_GET_ITEM(terms, q));
+            if (hit < 0) return -1;
+        }
+        if (hit) mark(st, k, CHAIN_HITS);
+    }
+    if (hit) {
+        st->connected++;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            if (marked(st, k, CHAIN_ADDED)) continue;
+            PyObject *terms = PyList_GET_ITEM(st->buf, k);
+            for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++)
+                if (PySet_Add(st->topic, PyTuple_GET_ITEM(terms, q)) < 0) return -1;
+            mark(st, k, CHAIN_ADDED | CHAIN_HITS);
+        }
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        if (marked(st, k, CHAIN_COUNTED)) continue;
+        PyObject *terms = PyList_GET_ITEM(st->buf, k);
+        for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++) {
+            PyObject *t = PyTuple_GET_ITEM(terms, q);
+            /* found and outside: one seed lookup, while either can change */
+            if (PySet_GET_SIZE(st->missing) || !st->outside) {
+                int in_seed = PySet_Contains(st->seed, t);
+                if (in_seed < 0) return -1;
+                if (!in_seed)
+                    st->outside = 1;
+                else if (PySet_GET_SIZE(st->missing) && PySet_Discard(st->missing, t) < 0)
+                    return -1;
+            }
+            if (PySet_GET_SIZE(st->unprobed) && PySet_Discard(st->unprobed, t) < 0) return -1;
+        }
+        mark(st, k, CHAIN_COUNTED);
+    }
+    st->n_ents = 0;
+    return PyList_SetSlice(st->buf, 0, m, NULL);
+}
+
+/* The (connected, total, found, outside, probed) tuple; clears st either way. */
+static PyObject *chain_result(chain_state *st) {
+    PyObject *out = Py_BuildValue("(nnnOn)", st->connected, st->total,
+                                  st->n_seed - PySet_GET_SIZE(st->missing),
+                                  st->outside ? Py_True : Py_False,
+                                  st->n_probe - PySet_GET_SIZE(st->unprobed));
+    chain_clear(st);
+    return out;
+}
+
+/* The seed, probe and stopwords arguments, and the scan every unit is read
+ * by: content_term_sets' (terms, fences skipped), one item per token. */
+static int chain_args(PyObject *seed, PyObject *probe, PyObject *stopwords, const char *fn,
+                      scan_spec *spec) {
+    if (!PyAnySet_Check(seed) || !PyAnySet_Check(probe)) {
+        PyErr_Format(PyExc_TypeError, "%s: seed and probe must be sets or frozensets", fn);
+        return -1;
+    }
+    if (!PyAnySet_Check(stopwords)) {
+        PyErr_Format(PyExc_TypeError, "%s: stopwords must be a set or frozenset", fn);
+        return -1;
+    }
+    spec->mode = MODE_TERMS;
+    spec->fences = 1;
+    spec->unique = 1;
+    spec->chain = NULL; /* set once the chain state exists */
+    spec->stopwords = stopwords;
+    spec->cache_terms = use_terms_cache(stopwords);
+    return 0;
+}
+
+static PyObject *term_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "term_chain(units, seed, probe, stopwords) takes 4 arguments");
+        return NULL;
+    }
+    scan_spec spec;
+    if (chain_args(args[1], args[2], args[3], "term_chain", &spec) < 0) return NULL;
+    /* a tuple copy, as in content_term_sets */
+    PyObject *units = PySequence_Tuple(args[0]);
+    if (units == NULL) return NULL;
+    chain_state st;
+    if (chain_begin(&st, args[1], args[2]) < 0) {
+        Py_DECREF(units);
+        return NULL;
+    }
+    spec.chain = &st;
+    Py_ssize_t n = PyTuple_GET_SIZE(units);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (scan(PyTuple_GET_ITEM(units, k), &spec, st.buf) < 0 || chain_unit(&st) < 0) {
+            chain_clear(&st);
+            Py_DECREF(units);
+            return NULL;
+        }
+    }
+    Py_DECREF(units);
+    return chain_result(&st);
+}
+
+/* Reads spans[k] as (s, e) with 0 <= s <= e <= n. 0, or -1 with an exception. */
+static int read_span(PyObject *item, Py_ssize_t n, Py_ssize_t *s, Py_ssize_t *e) {
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+        PyErr_SetString(PyExc_TypeError, "term_chain_spans: a span must be a (start, end) tuple");
+        return -1;
+    }
+    *s = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+    if (*s == -1 && PyErr_Occurred()) return -1;
+    *e = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 1));
+    if (*e == -1 && PyErr_Occurred()) return -1;
+    if (*s < 0 || *s > *e || *e > n) {
+        PyErr_SetString(PyExc_ValueError, "term_chain_spans: span outside the text");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *term_chain_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "term_chain_spans(text, spans, seed, probe, stopwords) takes 5 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "term_chain_spans: text must be str");
+        return NULL;
+    }
+    if (TEXT_READY(text) < 0) return NULL;
+    scan_spec spec;
+    if (chain_args(args[2], args[3], args[4], "term_chain_spans", &spec) < 0) return NULL;
+    PyObject *spans = PySequence_Tuple(args[1]);
+    if (spans == NULL) return NULL;
+    chain_state st;
+    if (chain_begin(&st, args[2], args[3]) < 0) {
+        Py_DECREF(spans);
+        return NULL;
+    }
+    spec.chain = &st;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t n = PyTuple_GET_SIZE(spans);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t s, e;
+        if (read_span(PyTuple_GET_ITEM(spans, k), len, &s, &e) < 0 ||
+            scan_range(text, &spec, st.buf, s, e) < 0 || chain_unit(&st) < 0) {
+            chain_clear(&st);
+            Py_DECREF(spans);
+            return NULL;
+        }
+    }
+    Py_DECREF(spans);
+    return chain_result(&st);
+}
+
+/* ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"split_sentences", (PyCFunction)(void (*)(void))split_sentences, METH_FASTCALL,
@@ -668,6 +1018,12 @@ static PyMethodDef methods[] = {
      "word_term_set(text, stopwords) -> set of stemmed content terms, fences kept"},
     {"content_term_sets", (PyCFunction)(void (*)(void))content_term_sets, METH_FASTCALL,
      "content_term_sets(texts, stopwords) -> [set(content_terms(t)) for t in texts]"},
+    {"long_words", (PyCFunction)(void (*)(void))long_words, METH_FASTCALL,
+     "long_words(text, limit) -> [A-Za-z]{4,} matches, counted no further than limit"},
+    {"term_chain", (PyCFunction)(void (*)(void))term_chain, METH_FASTCALL,
+     "term_chain(units, seed, probe, stopwords) -> (connected, total, found, outside, probed)"},
+    {"term_chain_spans", (PyCFunction)(void (*)(void))term_chain_spans, METH_FASTCALL,
+     "term_chain_spans(text, spans, seed, probe, stopwords) -> term_chain of the span slices"},
     {NULL, NULL, 0, NULL},
 };
 

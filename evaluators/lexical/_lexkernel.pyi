@@ -13,3 +13,19 @@ def word_term_set(text: str, stopwords: set[str] | frozenset[str], /) -> set[str
 def content_term_sets(
     texts: Sequence[str], stopwords: set[str] | frozenset[str], /
 ) -> list[set[str]]: ...
+def long_words(text: str, limit: int, /) -> int: ...
+def term_chain(
+    units: Sequence[str],
+    seed: set[str] | frozenset[str],
+    probe: set[str] | frozenset[str],
+    stopwords: set[str] | frozenset[str],
+    /,
+) -> tuple[int, int, int, bool, int]: ...
+def term_chain_spans(
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    seed: set[str] | frozenset[str],
+    probe: set[str] | frozenset[str],
+    stopwords: set[str] | frozenset[str],
+    /,
+) -> tuple[int, int, int, bool, int]: ...

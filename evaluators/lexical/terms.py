@@ -9,6 +9,7 @@ neutral; a light stemmer folds inflections so "purge/purged/purging" and
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
@@ -500,6 +501,87 @@ def content_term_sets(texts: list[str]) -> list[set[str]]:
 def content_term_sets_py(texts: list[str]) -> list[set[str]]:
     """:func:`content_term_sets` in Python: the reference and the fallback."""
     return [set(content_terms(t)) for t in texts]
+
+
+# A maximal run of four or more ASCII letters: the runs of
+# ``re.findall(r"[A-Za-z]+", text)`` at least four long, one match each.
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def long_words(text: str, limit: int) -> int:
+    """How many words of four or more ASCII letters ``text`` has, counted no
+    further than ``limit`` (a rule asking "at least N?" stops at N). The C
+    kernel when it was built, else :func:`long_words_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.long_words(text, limit)
+    return long_words_py(text, limit)
+
+
+def long_words_py(text: str, limit: int) -> int:
+    """:func:`long_words` in Python: the reference and the fallback."""
+    count = 0
+    if limit < 1:
+        return 0
+    for _ in _LONG_WORD.finditer(text):
+        count += 1
+        if count >= limit:
+            break
+    return count
+
+
+def term_chain(
+    units: Sequence[str],
+    seed: set[str] | frozenset[str],
+    probe: set[str] | frozenset[str] = frozenset(),
+) -> tuple[int, int, int, bool, int]:
+    """``(connected, total, found, outside, probed)`` over the content terms
+    of ``units`` (see :func:`term_chain_py`): the relevance rules' topic
+    chain and overlap counts in one pass, with no set built per unit. The C
+    kernel when it was built, else :func:`term_chain_py`."""
+    if _lexkernel is not None:
+        return _lexkernel.term_chain(units, seed, probe, STOPWORDS)
+    return term_chain_py(units, seed, probe)
+
+
+def term_chain_spans(
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    seed: set[str] | frozenset[str],
+    probe: set[str] | frozenset[str] = frozenset(),
+) -> tuple[int, int, int, bool, int]:
+    """:func:`term_chain` of ``[text[s:e] for s, e in spans]`` without
+    making the slices (each span must lie within the text: the kernel
+    raises ``ValueError`` otherwise)."""
+    if _lexkernel is not None:
+        return _lexkernel.term_chain_spans(text, spans, seed, probe, STOPWORDS)
+    return term_chain_py([text[s:e] for s, e in spans], seed, probe)
+
+
+def term_chain_py(
+    units: Sequence[str],
+    seed: AbstractSet[str],
+    probe: AbstractSet[str] = frozenset(),
+) -> tuple[int, int, int, bool, int]:
+    """:func:`term_chain` in Python: the reference and the fallback.
+
+    Of the units' content term sets (``content_term_sets(units)``), the ones
+    that are not empty are ``total``; ``connected`` are those sharing a term
+    with the topic, which starts as ``seed`` and takes in the terms of every
+    connected unit, in order. ``found`` is how many seed terms occur in some
+    unit, ``outside`` whether some unit term is not in the seed, ``probed``
+    how many ``probe`` terms occur in some unit."""
+    topic = set(seed)
+    seen: set[str] = set()
+    connected = total = 0
+    for terms in content_term_sets_py(list(units)):
+        if not terms:
+            continue
+        total += 1
+        if not topic.isdisjoint(terms):
+            connected += 1
+            topic |= terms
+        seen |= terms
+    return connected, total, len(seen & set(seed)), not seen <= seed, len(seen & set(probe))
 
 
 def term_set(text: str) -> frozenset[str]:

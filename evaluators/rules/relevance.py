@@ -5,16 +5,23 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
-from evaluators.lexical.terms import content_term_sets, content_terms, strip_fences
+from evaluators.lexical.terms import (
+    content_term_sets,
+    content_terms,
+    long_words,
+    native,
+    strip_fences,
+    term_chain,
+    term_chain_spans,
+)
 from evaluators.rules.base import Outcome, count, skip
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
-# A maximal run of four or more ASCII letters: the runs of
-# ``re.findall(r"[A-Za-z]+", text)`` at least four long, one match each.
-_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,17 +31,46 @@ class Overlap:
     total: int
 
 
+def _threshold(ctx: EvalContext, key: str) -> tuple[Any, str]:
+    """``ctx.threshold(key)``, once per evaluation: the relevance rules read
+    the same two thresholds twice each."""
+    memo_key = "relevance.threshold." + key
+    value: tuple[Any, str] | None = ctx.memo.get(memo_key)
+    if value is None:
+        value = ctx.memo[memo_key] = ctx.threshold(key)
+    return value
+
+
+def _body(ctx: EvalContext) -> str:
+    """``strip_fences(ctx.output)``, once per evaluation (a scan of the whole
+    output for a fence, which both the chain and continuity start from)."""
+    body: str | None = ctx.memo.get("relevance.body")
+    if body is None:
+        body = ctx.memo["relevance.body"] = strip_fences(ctx.output)
+    return body
+
+
 def overlap(ctx: EvalContext) -> Overlap | None:
+    """The ask's terms found in the output (computed once per evaluation:
+    keyword_overlap and answers_the_ask both read it)."""
+    key = "relevance.overlap"
+    if key not in ctx.memo:
+        ctx.memo[key] = _overlap(ctx)
+    value: Overlap | None = ctx.memo[key]
+    return value
+
+
+def _overlap(ctx: EvalContext) -> Overlap | None:
     ask = set(ctx.input_terms)
     if not ask:
         return None
-    out = ctx.output_term_set
-    found = len(ask & out)
+    # natively, the one pass over the output that continuity reads too
+    found = _chain(ctx).found if native() else len(ask & ctx.output_term_set)
     return Overlap(found / len(ask), found, len(ask))
 
 
 def keyword_overlap(ctx: EvalContext) -> Outcome:
-    thr, src = ctx.threshold("keyword_overlap")
+    thr, src = _threshold(ctx, "keyword_overlap")
     ov = overlap(ctx)
     if ov is None:
         return Outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
@@ -83,6 +119,40 @@ def _units(
     return units
 
 
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """:func:`term_chain` of the output's units against the ask's terms:
+    the counts overlap, continuity and the hand-back test all read."""
+
+    connected: int
+    total: int
+    found: int  # ask terms in the output
+    outside: bool  # an output term the ask lacks
+    field_hits: int  # _field_hits(ask terms, output terms)
+
+
+def _chain(ctx: EvalContext) -> _Chain:
+    """One native pass over the output's units (computed once per
+    evaluation, for an ask with content terms). The union of the units'
+    terms is the output's term set: units cover every token of the
+    fence-stripped output, and never cut one."""
+    key = "relevance.chain"
+    chain: _Chain | None = ctx.memo.get(key)
+    if chain is None:
+        text = ctx.output
+        body = _body(ctx)
+        seed = set(ctx.input_terms)
+        probe = _field_probe(frozenset(seed))
+        if body is text and "\n" not in body:
+            # _units' one-block case: the units are the sentences themselves
+            spans = ctx.output_sentences if body.strip() else []
+            chain = _Chain(*term_chain_spans(text, spans, seed, probe))
+        else:
+            chain = _Chain(*term_chain(_units(text, None, body), seed, probe))
+        ctx.memo[key] = chain
+    return chain
+
+
 def continuity(ctx: EvalContext) -> Continuity | str:
     """Share of content sentences connected to the ask's topic, or a skip reason
     (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
@@ -96,17 +166,18 @@ def continuity(ctx: EvalContext) -> Continuity | str:
 def _continuity(ctx: EvalContext) -> Continuity | str:
     min_words, _ = ctx.threshold("topic_consistency_min_words")
     # letter runs of four or more, counted only as far as the minimum
-    body = strip_fences(ctx.output)
-    long_words = 0
-    for _ in _LONG_WORD.finditer(body):
-        long_words += 1
-        if long_words >= min_words:
-            break
-    if long_words < min_words:
+    body = _body(ctx)
+    # the count cannot reach len(body) + 1: a limit past it changes nothing
+    if long_words(body, min(min_words, len(body) + 1)) < min_words:
         return f"the output has fewer than {min_words} words of four or more letters"
     topic = set(ctx.input_terms)
     if not topic:
         return "the input has no content terms"
+    if native():
+        chain = _chain(ctx)
+        if chain.total == 0:
+            return "the output has no content-bearing sentence"
+        return Continuity(chain.connected / chain.total, chain.connected, chain.total)
     # sentences without a content term are not counted; isdisjoint answers
     # "any shared term?" without building the intersection
     content = list(filter(None, content_term_sets(_units(ctx.output, ctx.output_sentences, body))))
@@ -122,7 +193,7 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
 
 
 def topic_consistency(ctx: EvalContext) -> Outcome:
-    thr, src = ctx.threshold("topic_consistency")
+    thr, src = _threshold(ctx, "topic_consistency")
     c = continuity(ctx)
     if isinstance(c, str):
         out = skip(c, saw=("output", "input"))
@@ -259,15 +330,24 @@ _DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{
 
 def _echoes_identifier(ask: str, output: str) -> str | None:
     """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``)."""
-    wanted = {
-        t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
-    }
+    wanted = _wanted_cached(ask) if len(ask) <= 2048 else _wanted(ask)
     if not wanted:
         return None
     for t in _DISTINCTIVE.findall(output):
         if t.lower() in wanted:
             return t
     return None
+
+
+def _wanted(ask: str) -> frozenset[str]:
+    """The ask's distinctive tokens, lowered: those with a digit or an underscore."""
+    return frozenset(
+        t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
+    )
+
+
+# asks repeat (a task's runs share one), and the scan of the ask is a regex
+_wanted_cached = lru_cache(maxsize=1024)(_wanted)
 
 
 def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
@@ -280,12 +360,21 @@ def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
     return sum(1 for t in near if any(f in fields for f in _FIELD_OF[t]))
 
 
+@lru_cache(maxsize=4096)
+def _field_probe(ask_terms: frozenset[str]) -> frozenset[str]:
+    """The output terms :func:`_field_hits` counts for this ask, as a set:
+    field stems outside the ask that share a field with an ask term (so the
+    hits are ``len(out_terms & probe)``, which the chain counts in C)."""
+    fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
+    return frozenset(t for t in _FIELD_TERMS - ask_terms if any(f in fields for f in _FIELD_OF[t]))
+
+
 def answers_the_ask(ctx: EvalContext) -> Outcome:
     ask_terms = set(ctx.input_terms)
     if len(ask_terms) < 2:
         return skip("the ask has fewer than two content terms", saw=("output", "input"))
-    kw_thr, kw_src = ctx.threshold("keyword_overlap")
-    tc_thr, tc_src = ctx.threshold("topic_consistency")
+    kw_thr, kw_src = _threshold(ctx, "keyword_overlap")
+    tc_thr, tc_src = _threshold(ctx, "topic_consistency")
     asked = kw_src != "default" or tc_src != "default"
     src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
     # at most 25 words: a split capped at 25 cuts yields 26 pieces past that
@@ -298,9 +387,15 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
             saw=("output", "input"),
             asked=asked,
         )
-    out_terms = ctx.output_term_set
+    if native():
+        chain = _chain(ctx)
+        # the output has terms and the ask has them all
+        handed_back = chain.total > 0 and not chain.outside
+    else:
+        out_terms = ctx.output_term_set
+        handed_back = bool(out_terms) and out_terms <= ask_terms
     ask_len = len((ctx.input or "").strip())
-    if out_terms and out_terms <= ask_terms and len(ctx.output.strip()) <= 1.2 * ask_len:
+    if handed_back and len(ctx.output.strip()) <= 1.2 * ask_len:
         return Outcome(
             False,
             0.0,
@@ -327,7 +422,9 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
         echoed = _echoes_identifier(ctx.input or "", ctx.output)
         if echoed is not None:
             rescue = f"it names the ask's own identifier {echoed!r}"
-        elif _field_hits(ask_terms, out_terms) >= 2:
+        elif (
+            _chain(ctx).field_hits if native() else _field_hits(ask_terms, ctx.output_term_set)
+        ) >= 2:
             rescue = "it answers in the ask's subject vocabulary (a paraphrase)"
     if kw_fail and tc_fail and rescue is None:
         return Outcome(
@@ -358,11 +455,21 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     )
 
 
-def _tool_terms(name: str, description: str | None, schema: object) -> set[str]:
+def _tool_terms(name: str, description: str | None, schema: object) -> frozenset[str]:
+    """The content terms of a catalogue entry: its name, description and
+    argument names. A catalogue repeats from one evaluation to the next, so
+    the terms of each text are kept (:func:`_text_term_set`)."""
     text = f"{name} {description or ''}"
     if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
         text += " " + " ".join(schema["properties"].keys())
-    return set(content_terms(text))
+    return _text_term_set(text)
+
+
+@lru_cache(maxsize=4096)
+def _text_term_set(text: str) -> frozenset[str]:
+    """``frozenset(content_terms(text))``, once per distinct text (read-only:
+    tool_choice only intersects and unions these)."""
+    return frozenset(content_terms(text))
 
 
 # Verb and noun aliases for reading a tool's *name* against the ask: the ask
@@ -381,18 +488,32 @@ _NAME_ALIASES: tuple[tuple[str, ...], ...] = (
 _CANON: dict[str, str] = {alias: row[0] for row in _NAME_ALIASES for alias in row}
 
 
-def _concepts(terms: set[str] | list[str]) -> set[str]:
+def _concepts(terms: AbstractSet[str] | list[str]) -> set[str]:
     return {_CANON.get(t, t) for t in terms}
 
 
-def _named_by_ask(tool: str, ask: set[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _term_set_concepts(terms: frozenset[str]) -> frozenset[str]:
+    """``_concepts`` of a catalogue entry's terms, once per distinct set
+    (the sets are :func:`_text_term_set`'s, so they repeat)."""
+    return frozenset(_concepts(terms))
+
+
+def _named_by_ask(tool: str, ask: AbstractSet[str]) -> bool:
     """Every concept of the tool's name (≥ 2) is named by the ask: the ask
     says what this tool does in its own words (``send_email`` for "send the
     customer an email")."""
+    name = _name_concepts(tool)
+    return len(name) >= 2 and name <= ask
+
+
+@lru_cache(maxsize=4096)
+def _name_concepts(tool: str) -> frozenset[str]:
+    """The concepts a tool's name is made of, once per distinct name: the
+    split and the per-part tokenizing depend on the name alone."""
     parts = [p for p in re.split(r"[_\-\s.]+|(?<=[a-z])(?=[A-Z])", tool) if p]
     # short parts ("kb") are not content terms but do name a concept
-    name = _concepts({(content_terms(p) or [p.lower()])[0] for p in parts})
-    return len(name) >= 2 and name <= ask
+    return frozenset(_concepts({(content_terms(p) or [p.lower()])[0] for p in parts}))
 
 
 def tool_choice(ctx: EvalContext) -> Outcome:
@@ -405,7 +526,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
     }
     union: set[str] = set()
     for name in called:
-        union |= terms.get(name, set(content_terms(name)))
+        tt = terms.get(name)
+        union |= _text_term_set(name) if tt is None else tt
     fit_called = len(ask & union) / len(ask)
     best_name, best_fit = "", 0.0
     for name, tt in terms.items():
@@ -424,7 +546,7 @@ def tool_choice(ctx: EvalContext) -> Outcome:
         for name, tt in terms.items():
             if name in called or not _named_by_ask(name, ask_concepts):
                 continue
-            fit = len(ask_concepts & _concepts(tt)) / len(ask)
+            fit = len(ask_concepts & _term_set_concepts(tt)) / len(ask)
             if fit > fit_called:
                 ev.append(count("named_uncalled_fit", "ratio", round(fit, 4)))
                 return Outcome(

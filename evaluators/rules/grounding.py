@@ -14,7 +14,7 @@ from typing import Any
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, skip, span
 from evaluators.rules.scan import anchored_finditer, lowered_twin
-from evaluators.rules.tool_failure import failure_reason
+from evaluators.rules.tool_failure import failure_reason_of
 from evaluators.text.literals import LOWERED_OUTPUT
 
 KNOWN_EXTENSIONS = frozenset(
@@ -336,7 +336,7 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             last = tail[-1] if tail else ""
             if last:
                 tails.append(fold_location(last).rsplit("/", 1)[-1])
-        if failure_reason(st) is None:
+        if failure_reason_of(ctx, st) is None:
             _ground_add(ground, st.input_text)
     claims = extract_claims(ctx.output)
     ungrounded: list[tuple[int, int, str]] = []

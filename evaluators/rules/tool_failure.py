@@ -16,7 +16,7 @@ from evaluators.context import EvalContext, Step
 from evaluators.jsontext import sorted_ascii
 from evaluators.rules.base import Outcome, count, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
-from evaluators.text.literals import LiteralSet
+from evaluators.text.literals import LOWERED_OUTPUT, LiteralSet
 
 ERROR_LINE_PREFIXES: tuple[str, ...] = (
     "error:",
@@ -148,9 +148,16 @@ def _declares_failure(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def _first_line(head: str) -> str:
+    """``next((ln.strip() for ln in head.split("\\n") if ln.strip()), "")``
+    in three C calls: blank lines are all whitespace, so the first non-blank
+    line starts at the first non-whitespace character and runs to the next
+    newline."""
+    return head.lstrip().split("\n", 1)[0].rstrip()
+
+
 def _string_failure(text: str) -> str | None:
-    head = text[:400]
-    first = next((ln.strip() for ln in head.split("\n") if ln.strip()), "")
+    first = _first_line(text[:400])
     low = first.lower()
     if not low:
         return None
@@ -197,6 +204,34 @@ def failure_reason(step: Step) -> str | None:
     return None
 
 
+# ctx.memo key of the per-step failure_reason results (see failure_reason_of).
+_REASONS_KEY = "tool_failure.reasons"
+
+
+def failure_reason_of(ctx: EvalContext, step: Step) -> str | None:
+    """``failure_reason(step)`` for one of ``ctx.steps``, computed once per
+    evaluation: grounded_in_reads asks for each step's reason and
+    no_silent_tool_failure asks again (a JSON parse per object output).
+
+    Steps are memoised one at a time, when first asked for, so a rule that
+    stops early (a truncated read) has computed exactly the reasons it would
+    have without the memo. An exception is memoised too and raised again, so
+    every rule that reaches that step fails as it did before."""
+    memo: dict[int, tuple[str | None, BaseException | None]] | None = ctx.memo.get(_REASONS_KEY)
+    if memo is None:
+        memo = ctx.memo[_REASONS_KEY] = {}
+    hit = memo.get(step.index)
+    if hit is None:
+        try:
+            hit = (failure_reason(step), None)
+        except Exception as exc:  # the rule that asked skips; so must the next one
+            hit = (None, exc)
+        memo[step.index] = hit
+    if hit[1] is not None:
+        raise hit[1]
+    return hit[0]
+
+
 def _target(step: Step) -> str | None:
     if isinstance(step.input, dict):
         for k in TARGET_KEYS:
@@ -238,6 +273,13 @@ _ACK_PHRASES = frozenset(ACKNOWLEDGEMENT_PHRASES)
 _UNCERTAINTY_PHRASES = frozenset(UNCERTAINTY_PHRASES)
 
 
+# The same two tables as members of the lowered output's literal family: when
+# the text asked about is the lowered output, the one union scan the stub and
+# hallucination gates already made of it answers them (see LiteralFamily).
+_DENIAL_MEMBER = LOWERED_OUTPUT.member(DENIAL_PHRASES)
+_ACK_MEMBER = LOWERED_OUTPUT.member((*ACKNOWLEDGEMENT_PHRASES, *UNCERTAINTY_PHRASES))
+
+
 def _blank_denials(low: str) -> str:
     """Each denial phrase, in table order, blanked out. A phrase absent from
     the text can only appear once an earlier one has been blanked, so until
@@ -260,7 +302,27 @@ def acknowledges(output: str, hedges: bool = True) -> bool:
 
 def _acknowledges_lower(lowered: str, hedges: bool = True) -> bool:
     low = _blank_denials(lowered)
-    present = _ACK_SET.present(low)
+    return _acknowledged(low, _ACK_SET.present(low), hedges)
+
+
+@lru_cache(maxsize=32)
+def _acknowledges_whole(whole_low: str, is_lowered_output: bool) -> bool:
+    """``_acknowledges_lower(whole_low, hedges=False)`` for the whole capped
+    lowered output, which every failed call whose subject the output never
+    names asks about: answered once per output. When ``whole_low`` is the
+    lowered output itself (the output is within the cap), the tables are read
+    from the lowered output's literal family, whose one union scan the stub
+    and hallucination gates share; a capped text takes the plain sets, so the
+    family's memo of its last text is left alone."""
+    if is_lowered_output and not _DENIAL_MEMBER.present(whole_low):
+        # nothing to blank: the blanked text is whole_low itself
+        return _acknowledged(whole_low, _ACK_MEMBER.present(whole_low), False)
+    return _acknowledges_lower(whole_low, hedges=False)
+
+
+def _acknowledged(low: str, present: frozenset[str], hedges: bool) -> bool:
+    """The decision of ``_acknowledges_lower`` on the denial-blanked ``low``
+    given the acknowledgement and hedge literals ``present`` in it."""
     if present:
         if not _ACK_PHRASES.isdisjoint(present):
             return True
@@ -330,10 +392,15 @@ def _sentences(text: str) -> list[str]:
 _NOT_ALNUM_ASCII = dict.fromkeys(i for i in range(128) if not chr(i).isalnum())
 
 
+# The same ASCII characters as bytes, for bytes.translate's delete argument:
+# on ASCII text one C pass with no per-character dict lookup.
+_NOT_ALNUM_BYTES = bytes(sorted(_NOT_ALNUM_ASCII))
+
+
 def _squash(text: str) -> str:
     low = text.lower()
     if low.isascii():
-        return low.translate(_NOT_ALNUM_ASCII)
+        return low.encode("ascii").translate(None, _NOT_ALNUM_BYTES).decode("ascii")
     return _NOT_ALNUM.sub("", low)
 
 
@@ -342,11 +409,16 @@ Clause = tuple[str, str]
 
 
 @lru_cache(maxsize=32)
-def _whole(output: str) -> Clause:
-    """The capped output, lowercased and squashed, folded once however many
-    failed calls ask about it."""
-    body = output[:_ACK_CAP]
-    return body.lower(), _squash(body)
+def _whole_lower(output: str) -> str:
+    """The capped output lowercased, once however many failed calls ask."""
+    return output[:_ACK_CAP].lower()
+
+
+@lru_cache(maxsize=32)
+def _whole_squashed(output: str) -> str:
+    """The capped output squashed, folded only when a subject word (one
+    without a dot) needs it, once however many failed calls ask."""
+    return _squash(output[:_ACK_CAP])
 
 
 @lru_cache(maxsize=32)
@@ -387,12 +459,13 @@ def owns_failure(step: Step, output: str) -> bool:
     but a hedge about something else does not."""
     terms = _subject_terms(step)
     # the whole (capped) output, lowercased as acknowledges() lowers it
-    whole_low, squashed = _whole(output)
+    whole_low = _whole_lower(output)
+    whole = len(output) <= _ACK_CAP  # whole_low is output.lower()
     if not terms:
-        return _acknowledges_lower(whole_low, hedges=False)
+        return _acknowledges_whole(whole_low, whole)
     # a clause can only name a term the whole (capped) output contains
-    if not any(t in (whole_low if "." in t else squashed) for t in terms):
-        return _acknowledges_lower(whole_low, hedges=False)
+    if not any((t in whole_low) if "." in t else (t in _whole_squashed(output)) for t in terms):
+        return _acknowledges_whole(whole_low, whole)
     named = False
     for sentence_low, clauses in _sentence_rows(output):
         about = [c for c in clauses if _names_folded(c[0], c[1], terms)]
@@ -407,7 +480,7 @@ def owns_failure(step: Step, output: str) -> bool:
             n in f" {low}" for low, _ in about for n in SUBJECT_NEGATIONS
         ):
             return True
-    return False if named else _acknowledges_lower(whole_low, hedges=False)
+    return False if named else _acknowledges_whole(whole_low, whole)
 
 
 def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:
@@ -428,7 +501,7 @@ def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:
 
 def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
     steps = ctx.steps
-    reasons = [failure_reason(st) for st in steps]
+    reasons = [failure_reason_of(ctx, st) for st in steps]
     open_failures: list[tuple[Step, str]] = []
     for i, st in enumerate(steps):
         reason = reasons[i]

@@ -1,0 +1,117 @@
+"""The tool rules' shortcuts decide exactly what the plain code decides.
+
+``grounded_in_reads`` and ``no_silent_tool_failure`` share each step's
+``failure_reason`` through the context (exceptions included), the whole
+output's acknowledgement test reads the lowered output's literal family, the
+first-line and squash helpers take fewer C calls. Each is checked against
+the plain formula it replaced, on texts built from the tables' own phrases,
+Unicode whitespace and case oddities, and on the corpus and bench texts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from evaluators.config import EngineConfig
+from evaluators.context import EvalContext, Step
+from evaluators.request import EvaluationRequest
+from evaluators.rules import tool_failure as tf
+from evaluators.text.literals import LOWERED_OUTPUT
+from tests.support.texts import bench_cases, corpus_strings
+
+_ODD = [
+    " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2028",
+    "\u3000", "İ", "ß", "\u212a", "Σ", "ſ", "é", "😀", "\U00010400", "x", ".", ":", "-", "0",
+    "7", "²", "١",
+]  # fmt: skip
+_PHRASES = [
+    *tf.ACKNOWLEDGEMENT_PHRASES, *tf.UNCERTAINTY_PHRASES, *tf.DENIAL_PHRASES,
+    *tf.ERROR_LINE_PREFIXES, *tf.ERROR_LINE_PHRASES, "exit code ", "exit status ",
+    "TypeError", "Error", "neither ", " nor ", "not ", "no ",
+]  # fmt: skip
+texts = st.lists(st.sampled_from([*_PHRASES, *_ODD]), max_size=30).map("".join)
+
+
+def _first_line_plain(head: str) -> str:
+    return next((ln.strip() for ln in head.split("\n") if ln.strip()), "")
+
+
+@given(texts)
+@example("\n \n  Error: x \n y")
+@example("\x1c\n\u2028 a")
+@settings(max_examples=400, deadline=None)
+def test_first_line(text: str) -> None:
+    assert tf._first_line(text) == _first_line_plain(text)
+
+
+def test_first_line_on_real_texts() -> None:
+    for text in corpus_strings():
+        assert tf._first_line(text[:400]) == _first_line_plain(text[:400])
+
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+@given(texts)
+@settings(max_examples=300, deadline=None)
+def test_squash(text: str) -> None:
+    assert tf._squash(text) == _NOT_ALNUM.sub("", text.lower())
+
+
+@given(texts)
+@example("the build has no errors but the read failed")
+@example("neither a nor b")
+@settings(max_examples=400, deadline=None)
+def test_whole_output_acknowledgement(text: str) -> None:
+    low = text.lower()
+    plain = tf._acknowledges_lower(low, hedges=False)
+    assert tf._acknowledges_whole.__wrapped__(low, True) == plain
+    assert tf._acknowledges_whole.__wrapped__(low, False) == plain
+    LOWERED_OUTPUT.present("something else")  # another text in the family's memo
+    assert tf._acknowledges_whole.__wrapped__(low, True) == plain
+
+
+def _ctx(*outputs: object, errors: tuple[str | None, ...] = ()) -> EvalContext:
+    from evaluators.model import ToolCall
+
+    calls = tuple(
+        ToolCall("bash", {"command": f"c{i}"}, out, errors[i] if i < len(errors) else None)
+        for i, out in enumerate(outputs)
+    )
+    return EvalContext(EvaluationRequest(output="ok", tool_calls=calls), EngineConfig())
+
+
+def test_failure_reasons_are_shared_and_equal() -> None:
+    outs = ["Error: no such file", '{"ok": false}', "fine", '{"exit_code": 2}', "", None]
+    ctx = _ctx(*outs, errors=(None, None, None, None, "boom", None))
+    for st_ in ctx.steps:
+        assert tf.failure_reason_of(ctx, st_) == tf.failure_reason(st_)
+    assert len(ctx.memo[tf._REASONS_KEY]) == len(outs)
+    for st_ in ctx.steps:  # answered from the memo, same values
+        assert tf.failure_reason_of(ctx, st_) == tf.failure_reason(st_)
+
+
+def test_a_failing_reason_raises_each_time() -> None:
+    # "--5" passes the digit test and int() refuses it: the reason raises
+    ctx = _ctx("fine", "exit code --5")
+    step: Step = ctx.steps[1]
+    with pytest.raises(ValueError):
+        tf.failure_reason(step)
+    assert tf.failure_reason_of(ctx, ctx.steps[0]) is None
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            tf.failure_reason_of(ctx, step)
+    out = tf.no_silent_tool_failure  # the engine turns the raise into a skip
+    with pytest.raises(ValueError):
+        out(ctx)
+
+
+def test_bench_cases_reason_as_before() -> None:
+    for req in bench_cases():
+        ctx = EvalContext(req, EngineConfig())
+        for st_ in ctx.steps:
+            assert tf.failure_reason_of(ctx, st_) == tf.failure_reason(st_)

@@ -115,3 +115,16 @@ def test_bench_cases_reason_as_before() -> None:
         ctx = EvalContext(req, EngineConfig())
         for st_ in ctx.steps:
             assert tf.failure_reason_of(ctx, st_) == tf.failure_reason(st_)
+
+
+@given(st.lists(st.sampled_from("abcd"), max_size=14), st.integers(1, 6))
+@settings(max_examples=300, deadline=None)
+def test_repeat_groups_keep_every_group_over_the_limit(keys: list[str], max_rep: int) -> None:
+    from evaluators.rules import cost
+
+    steps = tuple(Step(i, k, None, None, None) for i, k in enumerate(keys))
+    groups: dict[str, list[Step]] = {}
+    for key, s in zip(keys, steps, strict=True):
+        groups.setdefault(key, []).append(s)
+    plain = [g for g in groups.values() if len(g) > max_rep]
+    assert cost._repeat_groups(keys, steps, max_rep) == plain

@@ -186,13 +186,34 @@ def _string_failure(text: str) -> str | None:
     return None
 
 
+# json.loads' own scanner (the default decoder's), called directly.
+_DECODER: Any = json.JSONDecoder()  # the typeshed stub omits scan_once
+_SCAN_ONCE = _DECODER.scan_once  # json.scanner.make_scanner(decoder): the C scanner
+_JSON_SPACE = " \t\n\r"  # what json.decoder's WHITESPACE pattern skips
+
+
+def _loads_object(text: str) -> Any:
+    """``json.loads(text)`` for a ``text`` that starts with "{", minus the
+    decoder's Python layers (three times the parse of a small object): the
+    scanner from offset 0, then only JSON whitespace may follow. Invalid text
+    raises a ValueError as json.loads does; anything else it raises (a
+    RecursionError on deep nesting) comes from the same scanner."""
+    try:
+        obj, end = _SCAN_ONCE(text, 0)
+    except StopIteration as err:
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    if end != len(text) and text[end:].strip(_JSON_SPACE):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return obj
+
+
 def failure_reason(step: Step) -> str | None:
     if isinstance(step.error, str) and step.error.strip():
         return f"error: {step.error.strip()[:80]}"
     out = step.output
     if isinstance(out, str) and out[:1] == "{" and len(out) <= _JSON_CAP:
         try:
-            parsed = json.loads(out)
+            parsed = _loads_object(out)
         except ValueError:
             parsed = None
         if isinstance(parsed, dict):

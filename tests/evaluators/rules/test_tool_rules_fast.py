@@ -128,3 +128,63 @@ def test_repeat_groups_keep_every_group_over_the_limit(keys: list[str], max_rep:
         groups.setdefault(key, []).append(s)
     plain = [g for g in groups.values() if len(g) > max_rep]
     assert cost._repeat_groups(keys, steps, max_rep) == plain
+
+
+_LOC_PIECES = [
+    "src/", "a.ts", "A_b.py", "package.json", "readme.md", "./", "../", "/", ".", "#x", "?q=1",
+    "https://", "x.io/", "docs", "lib", "mod0.ts", "mod", " ", "\n", ",", "(", "'", "`", "é",
+    "İ", "\u212a", "_", "-",
+]  # fmt: skip
+loc_texts = st.lists(st.sampled_from(_LOC_PIECES), max_size=12).map("".join)
+
+
+@given(st.lists(loc_texts, max_size=4), st.lists(loc_texts, min_size=1, max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_the_lazy_ground_decides_as_the_eager_one(texts: list[str], locs: list[str]) -> None:
+    from evaluators.rules import grounding as g
+
+    eager: set[str] = set()
+    for text in texts:
+        g._ground_add(eager, text)
+    tails = [text.rsplit(None, 1)[-1] for text in texts if text.split()]
+    folded = [g.fold_location(t).rsplit("/", 1)[-1] for t in tails]
+    long_tails = [t for t in folded if len(t) >= 3]
+    lazy = g._Ground(texts, tails)
+    for loc in locs:
+        assert g._unsupported_in(loc, lazy) == g._unsupported(loc, eager, long_tails)
+
+
+_JSON_PIECES = [
+    "{", "}", "[", "]", '"', ":", ",", " ", "\t", "\n", "\r", "\x0b", "\xa0", "1", "-", "e",
+    "true", "null", "NaN", "Infinity", '"ok"', '"error"', "\\", "\\u0065", "é", "😀", "\ud800",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_JSON_PIECES), max_size=20).map(lambda p: "{" + "".join(p)))
+@example('{"ok": true, "rows": 3}')
+@example('{"a": 1} \n')
+@example('{"a": 1} x')
+@example('{"a": 1}\xa0')
+@settings(max_examples=500, deadline=None)
+def test_loads_object_is_json_loads(text: str) -> None:
+    import json
+
+    try:
+        want: object = ("ok", json.loads(text))
+    except ValueError as exc:
+        want = ("error", type(exc))
+    try:
+        got: object = ("ok", tf._loads_object(text))
+    except ValueError as exc:
+        got = ("error", type(exc))
+    assert got == want or (got[0] == "ok" and repr(got) == repr(want))  # NaN != NaN
+
+
+def test_loads_object_fails_on_deep_nesting_as_json_loads() -> None:
+    import json
+
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    with pytest.raises(RecursionError):
+        tf._loads_object(deep)

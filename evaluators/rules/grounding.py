@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from evaluators.context import EvalContext
-from evaluators.rules.base import Outcome, count, skip, span
+from evaluators.rules.base import Outcome, count, skip
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason_of
 from evaluators.text.literals import LOWERED_OUTPUT
@@ -370,6 +370,9 @@ def _unsupported_in(loc: str, ground: _Ground) -> bool:
     return not any(last.startswith(t) and t != last for t in ground.long_tails())
 
 
+_UNGROUNDED = "location nothing read supports"
+
+
 def grounded_in_reads(ctx: EvalContext) -> Outcome:
     texts: list[str] = [ctx.input or ""]
     tails: list[str] = []
@@ -413,10 +416,14 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         count("ungrounded_locations", "locations", len(ungrounded), 0, "rule"),
         count("locations_cited", "locations", len(claims)),
     ]
-    ev += [span("output", s, e, "location nothing read supports") for s, e, _ in ungrounded[:10]]
+    # span("output", s, e, label) as literals: up to ten per output
+    ev += [
+        {"type": "span", "source": "output", "start": s, "end": e, "label": _UNGROUNDED}
+        for s, e, _ in ungrounded[:10]
+    ]
     saw = ("output", "input", "tool_calls", "tool_outputs")
     if ungrounded:
-        names = ", ".join(loc for _, _, loc in ungrounded[:3])
+        names = ", ".join([loc for _, _, loc in ungrounded[:3]])
         return Outcome(
             False,
             0.0,

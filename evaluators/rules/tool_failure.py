@@ -496,14 +496,15 @@ def _names(clause: str, terms: list[str]) -> bool:
     return _names_folded(clause.lower(), _squash(clause), terms)
 
 
-def owns_failure(step: Step, output: str) -> bool:
+def owns_failure(step: Step, output: str, lowered: str | None = None) -> bool:
     """Acknowledged in a clause that talks about the failed call's subject;
     when the output never names the subject, failure phrasing anywhere counts
-    but a hedge about something else does not."""
+    but a hedge about something else does not. ``lowered`` is
+    ``output.lower()`` when the caller has it (the context's shared view)."""
     terms = _subject_terms(step)
+    whole = len(output) <= _ACK_CAP  # the capped output is the output
     # the whole (capped) output, lowercased as acknowledges() lowers it
-    whole_low = _whole_lower(output)
-    whole = len(output) <= _ACK_CAP  # whole_low is output.lower()
+    whole_low = lowered if whole and lowered is not None else _whole_lower(output)
     if not terms:
         return _acknowledges_whole(whole_low, whole)
     # a clause can only name a term the whole (capped) output contains
@@ -558,7 +559,8 @@ def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
     ev: list[dict[str, Any]] = [count("open_failed_calls", "calls", len(open_failures), 0, "rule")]
     if not open_failures:
         return Outcome(True, 1.0, "No unrecovered failed call.", ev, saw=saw)
-    open_failures = [(s, r) for s, r in open_failures if not owns_failure(s, ctx.output)]
+    low = ctx.output_lower if len(ctx.output) <= _ACK_CAP else None
+    open_failures = [(s, r) for s, r in open_failures if not owns_failure(s, ctx.output, low)]
     if not open_failures:
         return Outcome(True, 1.0, "Every failed call is acknowledged by the output.", ev, saw=saw)
     ev += [tool_call(s.index, s.name, r) for s, r in open_failures[:10]]

@@ -127,10 +127,22 @@ _JSON_CAP = 262_144
 _ACK_CAP = 20_000
 
 
+# The keys _declares_failure reads: an object with none of them declares nothing.
+_FAILURE_KEYS = frozenset(
+    ("error", "stderr", "ok", "success", "isError", "status", "exit_code", "exitCode", "returncode")
+)
+# The values an "error"/"stderr" key may hold without declaring a failure
+# (compared with ``in``: by identity, then equality, as the literal tuple was;
+# built once, never mutated).
+_EMPTY_VALUES: tuple[Any, ...] = (None, "", False, [], {})
+
+
 def _declares_failure(obj: dict[str, Any]) -> str | None:
+    if _FAILURE_KEYS.isdisjoint(obj):  # every test below reads a missing key as None
+        return None
     for key in ("error", "stderr"):
         v = obj.get(key)
-        if v not in (None, "", False, [], {}) and not (isinstance(v, str) and not v.strip()):
+        if v not in _EMPTY_VALUES and not (isinstance(v, str) and not v.strip()):
             return f"output declares {key}"
     if obj.get("ok") is False:
         return "output declares ok: false"

@@ -188,3 +188,41 @@ def test_loads_object_fails_on_deep_nesting_as_json_loads() -> None:
         json.loads(deep)
     with pytest.raises(RecursionError):
         tf._loads_object(deep)
+
+
+def _declares_failure_plain(obj: dict[str, object]) -> str | None:
+    for key in ("error", "stderr"):
+        v = obj.get(key)
+        if v not in (None, "", False, [], {}) and not (isinstance(v, str) and not v.strip()):
+            return f"output declares {key}"
+    if obj.get("ok") is False:
+        return "output declares ok: false"
+    if obj.get("success") is False:
+        return "output declares success: false"
+    if obj.get("isError") is True:
+        return "output declares isError: true"
+    status = obj.get("status")
+    if isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
+        return f"output status {status}"
+    for key in ("exit_code", "exitCode", "returncode"):
+        v = obj.get(key)
+        if isinstance(v, int) and not isinstance(v, bool) and v != 0:
+            return f"non-zero {key} {v}"
+    return None
+
+
+_KEYS = st.sampled_from(
+    ["error", "stderr", "ok", "success", "isError", "status", "exit_code", "exitCode",
+     "returncode", "rows", "Error", "data"]
+)  # fmt: skip
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=False),
+    st.sampled_from(["", " ", "\xa0", "x", "Error", "FAILED", "failure", "ok"]),
+    st.just([]), st.just({}), st.just([0]), st.just({"a": 1}),
+)  # fmt: skip
+
+
+@given(st.dictionaries(_KEYS, _VALUES, max_size=5))
+@settings(max_examples=500, deadline=None)
+def test_declares_failure(obj: dict[str, object]) -> None:
+    assert tf._declares_failure(obj) == _declares_failure_plain(obj)

@@ -11,6 +11,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/detectors/_piikernel.c``: the no_pii detector's candidate scans.
 * ``evaluators/rules/_saykernel.c``: says_something's letter-run counts.
 * ``evaluators/_resultkernel.c``: the engine's built-in rule result dicts.
+* ``evaluators/rules/_toolkernel.c``: the failure verdict of a string tool output.
 """
 
 from setuptools import Extension, setup
@@ -29,5 +30,6 @@ setup(
         _ext("evaluators.detectors._piikernel", "evaluators/detectors/_piikernel.c"),
         _ext("evaluators.rules._saykernel", "evaluators/rules/_saykernel.c"),
         _ext("evaluators._resultkernel", "evaluators/_resultkernel.c"),
+        _ext("evaluators.rules._toolkernel", "evaluators/rules/_toolkernel.c"),
     ]
 )

@@ -180,30 +180,39 @@ def _smallest_period(seq: list[str]) -> int:
     return n
 
 
-def no_tool_loop(ctx: EvalContext) -> Outcome:
-    steps = list(ctx.steps)
-    keys = [f"{s.name}\x00{norm_input(s.input)}" for s in steps]
-    max_rep, rep_src = ctx.threshold("max_tool_repeats")
-    max_reread, rr_src = ctx.threshold("max_target_rereads")
+def _repeat_groups(keys: list[str], steps: tuple[Step, ...], max_rep: int) -> list[list[Step]]:
+    """The steps grouped by loop key (first-seen order), only the groups of
+    more than ``max_rep`` calls: the only ones check (a) acts on. Grouping
+    is skipped when no key can repeat that often (fewer distinct keys than
+    that leaves room for)."""
+    if len(keys) - len(set(keys)) < max_rep:  # a group of max_rep + 1 repeats max_rep keys
+        return []
     groups: dict[str, list[Step]] = {}
     for key, s in zip(keys, steps, strict=True):
         groups.setdefault(key, []).append(s)
+    return [grp for grp in groups.values() if len(grp) > max_rep]
+
+
+def no_tool_loop(ctx: EvalContext) -> Outcome:
+    steps = ctx.steps
+    keys = [f"{s.name}\x00{norm_input(s.input)}" for s in steps]
+    max_rep, rep_src = ctx.threshold("max_tool_repeats")
+    max_reread, rr_src = ctx.threshold("max_target_rereads")
     polls: list[str] = []
     # (a) repeat count
-    for grp in groups.values():
-        if len(grp) > max_rep:
-            if _is_poll(grp):
-                polls.append(grp[0].name)
-                continue
-            ev = [count("identical_calls", "calls", len(grp), max_rep, rep_src)]
-            ev += [tool_call(s.index, s.name, "repeated call") for s in grp[:19]]
-            return _loop(
-                f"{grp[0].name} called {len(grp)} times with identical input (> {max_rep}).",
-                len(grp),
-                max_rep,
-                ev,
-                rep_src,
-            )
+    for grp in _repeat_groups(keys, steps, max_rep):
+        if _is_poll(grp):
+            polls.append(grp[0].name)
+            continue
+        ev = [count("identical_calls", "calls", len(grp), max_rep, rep_src)]
+        ev += [tool_call(s.index, s.name, "repeated call") for s in grp[:19]]
+        return _loop(
+            f"{grp[0].name} called {len(grp)} times with identical input (> {max_rep}).",
+            len(grp),
+            max_rep,
+            ev,
+            rep_src,
+        )
     # (b) cycles of k ≥ 2 distinct calls repeated consecutively more than twice
     n = len(keys)
     for k in range(2, n // 3 + 1):

@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from evaluators.context import EvalContext
-from evaluators.rules.base import Outcome, count, skip, span
+from evaluators.rules.base import Outcome, count, skip
 from evaluators.rules.scan import anchored_finditer, lowered_twin
-from evaluators.rules.tool_failure import failure_reason
+from evaluators.rules.tool_failure import failure_reason_of
 from evaluators.text.literals import LOWERED_OUTPUT
 
 KNOWN_EXTENSIONS = frozenset(
@@ -303,7 +303,8 @@ def _no_proposal_anywhere(out: str, low: str | None = None) -> bool:
 
 
 def _unsupported(loc: str, ground: set[str], long_tails: list[str]) -> bool:
-    """``loc`` is not ubiquitous, and neither it nor its last segment is in
+    """(The eager form of :func:`_unsupported_in`, kept as its reference.)
+    ``loc`` is not ubiquitous, and neither it nor its last segment is in
     the ground nor continues a read's last token (a listing cut mid-name)."""
     folded = fold_location(loc)
     if folded in UBIQUITOUS or not folded:
@@ -318,10 +319,63 @@ def _unsupported(loc: str, ground: set[str], long_tails: list[str]) -> bool:
     )
 
 
+class _Ground:
+    """The ground of one evaluation, built on first use.
+
+    Whether a cited location is supported is only asked when the output cites
+    one that is neither ubiquitous nor empty; an output citing nothing, or
+    only ``package.json``, never needs the ground at all. Tool outputs run up
+    to 256 KB each, so tokenising all of them into a set only when a location
+    is looked up saves the rule's largest cost on such outputs. The texts are
+    the ones the eager build would have added (a set: order is immaterial)."""
+
+    __slots__ = ("_long_tails", "_set", "_tails", "_texts")
+
+    def __init__(self, texts: list[str], tails: list[str]) -> None:
+        self._texts = texts
+        self._tails = tails  # each read's last whitespace-separated token, unfolded
+        self._set: set[str] | None = None
+        self._long_tails: list[str] | None = None
+
+    def tokens(self) -> set[str]:
+        ground = self._set
+        if ground is None:
+            ground = self._set = set()
+            for text in self._texts:
+                _ground_add(ground, text)
+        return ground
+
+    def long_tails(self) -> list[str]:
+        """The reads' last tokens' last segments of three characters or more."""
+        long_tails = self._long_tails
+        if long_tails is None:
+            folded = (fold_location(last).rsplit("/", 1)[-1] for last in self._tails)
+            long_tails = self._long_tails = [t for t in folded if len(t) >= 3]
+        return long_tails
+
+
+def _unsupported_in(loc: str, ground: _Ground) -> bool:
+    """:func:`_unsupported` against a lazily built ground: the ground is only
+    built for a location that is neither ubiquitous nor empty, and the read
+    tails only folded when the ground lacks both forms of it."""
+    folded = fold_location(loc)
+    if folded in UBIQUITOUS or not folded:
+        return False
+    # _segments(loc), from the one fold
+    segs = [s for s in folded.split("/") if s and s != "."]
+    last = segs[-1] if segs else folded
+    tokens = ground.tokens()
+    if folded in tokens or last in tokens:
+        return False
+    return not any(last.startswith(t) and t != last for t in ground.long_tails())
+
+
+_UNGROUNDED = "location nothing read supports"
+
+
 def grounded_in_reads(ctx: EvalContext) -> Outcome:
-    ground: set[str] = set()
+    texts: list[str] = [ctx.input or ""]
     tails: list[str] = []
-    _ground_add(ground, ctx.input or "")
     for st in ctx.steps:
         out = st.output_text
         if out:
@@ -331,27 +385,30 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
                     "nothing",
                     "defeated",
                 )
-            _ground_add(ground, out)
+            texts.append(out)
             tail = out.rsplit(None, 1)  # the last whitespace-separated token
             last = tail[-1] if tail else ""
             if last:
-                tails.append(fold_location(last).rsplit("/", 1)[-1])
-        if failure_reason(st) is None:
-            _ground_add(ground, st.input_text)
+                tails.append(last)
+        if failure_reason_of(ctx, st) is None:
+            texts.append(st.input_text)
     claims = extract_claims(ctx.output)
     ungrounded: list[tuple[int, int, str]] = []
-    # (the context's lowered output: shared with the other rules that lower it)
-    no_proposal = _no_proposal_anywhere(ctx.output, ctx.output_lower) if claims else True
-    long_tails = [t for t in tails if len(t) >= 3]
+    ground = _Ground(texts, tails)
+    # (the context's lowered output, shared with the other rules that lower
+    # it, is only read once a location turns out unsupported)
+    no_proposal: bool | None = None if claims else True
     # whether a location needs checking reads only the location (an output
     # cites the same one many times): decided once per distinct location
     unsupported: dict[str, bool] = {}
     for start, end, loc in claims:
         need = unsupported.get(loc)
         if need is None:
-            need = unsupported[loc] = _unsupported(loc, ground, long_tails)
+            need = unsupported[loc] = _unsupported_in(loc, ground)
         if not need:
             continue
+        if no_proposal is None:
+            no_proposal = _no_proposal_anywhere(ctx.output, ctx.output_lower)
         if not no_proposal and _in_proposal(ctx.output, start, end):
             continue
         ungrounded.append((start, end, loc))
@@ -359,10 +416,14 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         count("ungrounded_locations", "locations", len(ungrounded), 0, "rule"),
         count("locations_cited", "locations", len(claims)),
     ]
-    ev += [span("output", s, e, "location nothing read supports") for s, e, _ in ungrounded[:10]]
+    # span("output", s, e, label) as literals: up to ten per output
+    ev += [
+        {"type": "span", "source": "output", "start": s, "end": e, "label": _UNGROUNDED}
+        for s, e, _ in ungrounded[:10]
+    ]
     saw = ("output", "input", "tool_calls", "tool_outputs")
     if ungrounded:
-        names = ", ".join(loc for _, _, loc in ungrounded[:3])
+        names = ", ".join([loc for _, _, loc in ungrounded[:3]])
         return Outcome(
             False,
             0.0,

@@ -16,7 +16,7 @@ from evaluators.context import EvalContext, Step
 from evaluators.jsontext import sorted_ascii
 from evaluators.rules.base import Outcome, count, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
-from evaluators.text.literals import LiteralSet
+from evaluators.text.literals import LOWERED_OUTPUT, LiteralSet
 
 ERROR_LINE_PREFIXES: tuple[str, ...] = (
     "error:",
@@ -127,10 +127,22 @@ _JSON_CAP = 262_144
 _ACK_CAP = 20_000
 
 
+# The keys _declares_failure reads: an object with none of them declares nothing.
+_FAILURE_KEYS = frozenset(
+    ("error", "stderr", "ok", "success", "isError", "status", "exit_code", "exitCode", "returncode")
+)
+# The values an "error"/"stderr" key may hold without declaring a failure
+# (compared with ``in``: by identity, then equality, as the literal tuple was;
+# built once, never mutated).
+_EMPTY_VALUES: tuple[Any, ...] = (None, "", False, [], {})
+
+
 def _declares_failure(obj: dict[str, Any]) -> str | None:
+    if _FAILURE_KEYS.isdisjoint(obj):  # every test below reads a missing key as None
+        return None
     for key in ("error", "stderr"):
         v = obj.get(key)
-        if v not in (None, "", False, [], {}) and not (isinstance(v, str) and not v.strip()):
+        if v not in _EMPTY_VALUES and not (isinstance(v, str) and not v.strip()):
             return f"output declares {key}"
     if obj.get("ok") is False:
         return "output declares ok: false"
@@ -148,9 +160,38 @@ def _declares_failure(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def _first_line(head: str) -> str:
+    """``next((ln.strip() for ln in head.split("\\n") if ln.strip()), "")``
+    in three C calls: blank lines are all whitespace, so the first non-blank
+    line starts at the first non-whitespace character and runs to the next
+    newline."""
+    return head.lstrip().split("\n", 1)[0].rstrip()
+
+
+# The compiled verdict (evaluators/rules/_toolkernel.c); absent when the
+# package was installed without a C compiler, and then the reference below
+# decides every output, with the same reasons.
+try:
+    from evaluators.rules import _toolkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _toolkernel = None  # type: ignore[assignment]
+
+
 def _string_failure(text: str) -> str | None:
-    head = text[:400]
-    first = next((ln.strip() for ln in head.split("\n") if ln.strip()), "")
+    """The failure a string output's first line declares, if any. The C
+    kernel decides an ASCII first line (a few hundred ns instead of a dozen
+    string operations); it answers False for anything else, which the
+    reference then decides."""
+    if _toolkernel is not None:
+        got = _toolkernel.string_failure(text, ERROR_LINE_PREFIXES, ERROR_LINE_PHRASES)
+        if got is not False:
+            return got
+    return _string_failure_reference(text)
+
+
+def _string_failure_reference(text: str) -> str | None:
+    """:func:`_string_failure` in pure Python: the reference the C must equal."""
+    first = _first_line(text[:400])
     low = first.lower()
     if not low:
         return None
@@ -179,13 +220,34 @@ def _string_failure(text: str) -> str | None:
     return None
 
 
+# json.loads' own scanner (the default decoder's), called directly.
+_DECODER: Any = json.JSONDecoder()  # the typeshed stub omits scan_once
+_SCAN_ONCE = _DECODER.scan_once  # json.scanner.make_scanner(decoder): the C scanner
+_JSON_SPACE = " \t\n\r"  # what json.decoder's WHITESPACE pattern skips
+
+
+def _loads_object(text: str) -> Any:
+    """``json.loads(text)`` for a ``text`` that starts with "{", minus the
+    decoder's Python layers (three times the parse of a small object): the
+    scanner from offset 0, then only JSON whitespace may follow. Invalid text
+    raises a ValueError as json.loads does; anything else it raises (a
+    RecursionError on deep nesting) comes from the same scanner."""
+    try:
+        obj, end = _SCAN_ONCE(text, 0)
+    except StopIteration as err:
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    if end != len(text) and text[end:].strip(_JSON_SPACE):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return obj
+
+
 def failure_reason(step: Step) -> str | None:
     if isinstance(step.error, str) and step.error.strip():
         return f"error: {step.error.strip()[:80]}"
     out = step.output
     if isinstance(out, str) and out[:1] == "{" and len(out) <= _JSON_CAP:
         try:
-            parsed = json.loads(out)
+            parsed = _loads_object(out)
         except ValueError:
             parsed = None
         if isinstance(parsed, dict):
@@ -195,6 +257,34 @@ def failure_reason(step: Step) -> str | None:
     if isinstance(out, str):
         return _string_failure(out)
     return None
+
+
+# ctx.memo key of the per-step failure_reason results (see failure_reason_of).
+_REASONS_KEY = "tool_failure.reasons"
+
+
+def failure_reason_of(ctx: EvalContext, step: Step) -> str | None:
+    """``failure_reason(step)`` for one of ``ctx.steps``, computed once per
+    evaluation: grounded_in_reads asks for each step's reason and
+    no_silent_tool_failure asks again (a JSON parse per object output).
+
+    Steps are memoised one at a time, when first asked for, so a rule that
+    stops early (a truncated read) has computed exactly the reasons it would
+    have without the memo. An exception is memoised too and raised again, so
+    every rule that reaches that step fails as it did before."""
+    memo: dict[int, tuple[str | None, BaseException | None]] | None = ctx.memo.get(_REASONS_KEY)
+    if memo is None:
+        memo = ctx.memo[_REASONS_KEY] = {}
+    hit = memo.get(step.index)
+    if hit is None:
+        try:
+            hit = (failure_reason(step), None)
+        except Exception as exc:  # the rule that asked skips; so must the next one
+            hit = (None, exc)
+        memo[step.index] = hit
+    if hit[1] is not None:
+        raise hit[1]
+    return hit[0]
 
 
 def _target(step: Step) -> str | None:
@@ -238,6 +328,13 @@ _ACK_PHRASES = frozenset(ACKNOWLEDGEMENT_PHRASES)
 _UNCERTAINTY_PHRASES = frozenset(UNCERTAINTY_PHRASES)
 
 
+# The same two tables as members of the lowered output's literal family: when
+# the text asked about is the lowered output, the one union scan the stub and
+# hallucination gates already made of it answers them (see LiteralFamily).
+_DENIAL_MEMBER = LOWERED_OUTPUT.member(DENIAL_PHRASES)
+_ACK_MEMBER = LOWERED_OUTPUT.member((*ACKNOWLEDGEMENT_PHRASES, *UNCERTAINTY_PHRASES))
+
+
 def _blank_denials(low: str) -> str:
     """Each denial phrase, in table order, blanked out. A phrase absent from
     the text can only appear once an earlier one has been blanked, so until
@@ -260,7 +357,27 @@ def acknowledges(output: str, hedges: bool = True) -> bool:
 
 def _acknowledges_lower(lowered: str, hedges: bool = True) -> bool:
     low = _blank_denials(lowered)
-    present = _ACK_SET.present(low)
+    return _acknowledged(low, _ACK_SET.present(low), hedges)
+
+
+@lru_cache(maxsize=32)
+def _acknowledges_whole(whole_low: str, is_lowered_output: bool) -> bool:
+    """``_acknowledges_lower(whole_low, hedges=False)`` for the whole capped
+    lowered output, which every failed call whose subject the output never
+    names asks about: answered once per output. When ``whole_low`` is the
+    lowered output itself (the output is within the cap), the tables are read
+    from the lowered output's literal family, whose one union scan the stub
+    and hallucination gates share; a capped text takes the plain sets, so the
+    family's memo of its last text is left alone."""
+    if is_lowered_output and not _DENIAL_MEMBER.present(whole_low):
+        # nothing to blank: the blanked text is whole_low itself
+        return _acknowledged(whole_low, _ACK_MEMBER.present(whole_low), False)
+    return _acknowledges_lower(whole_low, hedges=False)
+
+
+def _acknowledged(low: str, present: frozenset[str], hedges: bool) -> bool:
+    """The decision of ``_acknowledges_lower`` on the denial-blanked ``low``
+    given the acknowledgement and hedge literals ``present`` in it."""
     if present:
         if not _ACK_PHRASES.isdisjoint(present):
             return True
@@ -330,10 +447,15 @@ def _sentences(text: str) -> list[str]:
 _NOT_ALNUM_ASCII = dict.fromkeys(i for i in range(128) if not chr(i).isalnum())
 
 
+# The same ASCII characters as bytes, for bytes.translate's delete argument:
+# on ASCII text one C pass with no per-character dict lookup.
+_NOT_ALNUM_BYTES = bytes(sorted(_NOT_ALNUM_ASCII))
+
+
 def _squash(text: str) -> str:
     low = text.lower()
     if low.isascii():
-        return low.translate(_NOT_ALNUM_ASCII)
+        return low.encode("ascii").translate(None, _NOT_ALNUM_BYTES).decode("ascii")
     return _NOT_ALNUM.sub("", low)
 
 
@@ -342,11 +464,16 @@ Clause = tuple[str, str]
 
 
 @lru_cache(maxsize=32)
-def _whole(output: str) -> Clause:
-    """The capped output, lowercased and squashed, folded once however many
-    failed calls ask about it."""
-    body = output[:_ACK_CAP]
-    return body.lower(), _squash(body)
+def _whole_lower(output: str) -> str:
+    """The capped output lowercased, once however many failed calls ask."""
+    return output[:_ACK_CAP].lower()
+
+
+@lru_cache(maxsize=32)
+def _whole_squashed(output: str) -> str:
+    """The capped output squashed, folded only when a subject word (one
+    without a dot) needs it, once however many failed calls ask."""
+    return _squash(output[:_ACK_CAP])
 
 
 @lru_cache(maxsize=32)
@@ -381,18 +508,20 @@ def _names(clause: str, terms: list[str]) -> bool:
     return _names_folded(clause.lower(), _squash(clause), terms)
 
 
-def owns_failure(step: Step, output: str) -> bool:
+def owns_failure(step: Step, output: str, lowered: str | None = None) -> bool:
     """Acknowledged in a clause that talks about the failed call's subject;
     when the output never names the subject, failure phrasing anywhere counts
-    but a hedge about something else does not."""
+    but a hedge about something else does not. ``lowered`` is
+    ``output.lower()`` when the caller has it (the context's shared view)."""
     terms = _subject_terms(step)
+    whole = len(output) <= _ACK_CAP  # the capped output is the output
     # the whole (capped) output, lowercased as acknowledges() lowers it
-    whole_low, squashed = _whole(output)
+    whole_low = lowered if whole and lowered is not None else _whole_lower(output)
     if not terms:
-        return _acknowledges_lower(whole_low, hedges=False)
+        return _acknowledges_whole(whole_low, whole)
     # a clause can only name a term the whole (capped) output contains
-    if not any(t in (whole_low if "." in t else squashed) for t in terms):
-        return _acknowledges_lower(whole_low, hedges=False)
+    if not any((t in whole_low) if "." in t else (t in _whole_squashed(output)) for t in terms):
+        return _acknowledges_whole(whole_low, whole)
     named = False
     for sentence_low, clauses in _sentence_rows(output):
         about = [c for c in clauses if _names_folded(c[0], c[1], terms)]
@@ -407,7 +536,7 @@ def owns_failure(step: Step, output: str) -> bool:
             n in f" {low}" for low, _ in about for n in SUBJECT_NEGATIONS
         ):
             return True
-    return False if named else _acknowledges_lower(whole_low, hedges=False)
+    return False if named else _acknowledges_whole(whole_low, whole)
 
 
 def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:
@@ -428,7 +557,7 @@ def _claim_span(output: str, cap: int = 200) -> tuple[int, int] | None:
 
 def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
     steps = ctx.steps
-    reasons = [failure_reason(st) for st in steps]
+    reasons = [failure_reason_of(ctx, st) for st in steps]
     open_failures: list[tuple[Step, str]] = []
     for i, st in enumerate(steps):
         reason = reasons[i]
@@ -442,7 +571,8 @@ def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
     ev: list[dict[str, Any]] = [count("open_failed_calls", "calls", len(open_failures), 0, "rule")]
     if not open_failures:
         return Outcome(True, 1.0, "No unrecovered failed call.", ev, saw=saw)
-    open_failures = [(s, r) for s, r in open_failures if not owns_failure(s, ctx.output)]
+    low = ctx.output_lower if len(ctx.output) <= _ACK_CAP else None
+    open_failures = [(s, r) for s, r in open_failures if not owns_failure(s, ctx.output, low)]
     if not open_failures:
         return Outcome(True, 1.0, "Every failed call is acknowledged by the output.", ev, saw=saw)
     ev += [tool_call(s.index, s.name, r) for s, r in open_failures[:10]]

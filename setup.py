@@ -10,6 +10,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/rules/_numkernel.c``: the grounded rules' scans (figures, locations, files).
 * ``evaluators/detectors/_piikernel.c``: the no_pii detector's candidate scans.
 * ``evaluators/rules/_saykernel.c``: says_something's letter-run counts.
+* ``evaluators/text/_matchkernel.c``: the injection phrase tier's backtracking matcher.
 """
 
 from setuptools import Extension, setup
@@ -27,5 +28,6 @@ setup(
         _ext("evaluators.rules._numkernel", "evaluators/rules/_numkernel.c"),
         _ext("evaluators.detectors._piikernel", "evaluators/detectors/_piikernel.c"),
         _ext("evaluators.rules._saykernel", "evaluators/rules/_saykernel.c"),
+        _ext("evaluators.text._matchkernel", "evaluators/text/_matchkernel.c"),
     ]
 )

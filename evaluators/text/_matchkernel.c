@@ -19,6 +19,10 @@
  *   NOT_BEHIND a b / BEHIND a b
  *                         the part at a (b characters wide) does not / does
  *                         match b characters back (none there: it does not)
+ *   REPEAT a b            up to b characters of set a, as many as there are,
+ *                         with no way back (the compiler emits it only where
+ *                         fewer could not lead to a match: see
+ *                         backtrack._Emitter.possessive)
  * Taking each choice in order and backtracking to the latest untried one
  * gives the match ``re`` gives (leftmost, first by priority); lookarounds
  * are not backtracked into, as in ``re``. An attempt that runs past its step
@@ -58,7 +62,7 @@
 
 /* Mirrors the instruction codes of evaluators/text/backtrack.py. */
 enum { OP_MATCH, OP_CHAR, OP_CLASS, OP_SPLIT, OP_JMP, OP_NOT_AHEAD, OP_AHEAD, OP_NOT_BEHIND,
-       OP_BEHIND, OP_COUNT };
+       OP_BEHIND, OP_REPEAT, OP_COUNT };
 
 typedef struct {
     uint8_t table[128]; /* ASCII membership, negation applied */
@@ -179,6 +183,12 @@ static int first_chars(const program *p, int32_t pc, first_set *fs, int depth) {
         fs->other = 1; /* conservative: the set may hold characters >= 128 */
         return 1;
     }
+    case OP_REPEAT: { /* it may take no character: then the part after it begins */
+        const charset *cs = &p->classes[ins[1]];
+        for (int c = 0; c < 128; c++) fs->table[c] |= cs->table[c];
+        fs->other = 1;
+        return pc + 1 < p->n_code && first_chars(p, pc + 1, fs, depth + 1);
+    }
     case OP_SPLIT:
         return first_chars(p, ins[1], fs, depth + 1) && first_chars(p, ins[2], fs, depth + 1);
     case OP_JMP:
@@ -238,7 +248,8 @@ static PyObject *compile(PyObject *self, PyObject *args) {
         /* every jump target is an instruction; every class exists */
         int bad = 0;
         switch (op) {
-        case OP_CLASS: bad = a >= p->n_classes; break;
+        case OP_CLASS:
+        case OP_REPEAT: bad = a >= p->n_classes; break;
         case OP_SPLIT: bad = a >= p->n_code || b >= p->n_code; break;
         case OP_JMP:
         case OP_NOT_AHEAD:
@@ -297,6 +308,14 @@ static inline int in_class(const charset *cs, Py_UCS4 c) {
     return inside != cs->negate;
 }
 
+/* Whether the first branch of the SPLIT at ``pc`` (which has a guard) can
+ * begin with the character at hand (``have``: there is one, ``c``). */
+static inline int guard_passes(const program *p, int32_t pc, int have, Py_UCS4 c) {
+    const first_set *fs = &p->guards[p->guard[pc]];
+    if (!have) return 0;
+    return c < 128 ? fs->table[c] : fs->other;
+}
+
 /* Result codes of run() besides a match end (>= 0). */
 #define NO_MATCH (-1)
 #define OVER_BUDGET (-2)
@@ -334,14 +353,28 @@ static inline int in_class(const charset *cs, Py_UCS4 c) {
                     continue;                                                                      \
                 }                                                                                  \
                 goto backtrack;                                                                    \
+            case OP_REPEAT: {                                                                      \
+                const charset *cs = &p->classes[ins[1]];                                           \
+                Py_ssize_t stop = n - pos < ins[2] ? n : pos + ins[2];                             \
+                while (pos < stop && in_class(cs, PyUnicode_READ(KIND, data, pos))) pos++;         \
+                pc++;                                                                              \
+                continue;                                                                          \
+            }                                                                                      \
             case OP_SPLIT:                                                                         \
                 if (p->guard[pc] >= 0) {                                                           \
-                    const first_set *fs = &p->guards[p->guard[pc]];                                \
+                    /* the first branch cannot begin here: go to the second, and on along */     \
+                    /* a chain of guarded SPLITs (an alternation) to the first that can */        \
                     Py_UCS4 c = pos < n ? PyUnicode_READ(KIND, data, pos) : 0;                     \
-                    if (pos >= n || (c < 128 ? !fs->table[c] : !fs->other)) {                      \
-                        pc = ins[2];                                                               \
+                    int32_t at = pc;                                                               \
+                    while (p->guard[at] >= 0 && !guard_passes(p, at, pos < n, c)) {                \
+                        at = code[3 * (Py_ssize_t)at + 2];                                         \
+                        if (code[3 * (Py_ssize_t)at] != OP_SPLIT) break;                           \
+                    }                                                                              \
+                    if (at != pc) {                                                                \
+                        pc = at;                                                                   \
                         continue;                                                                  \
                     }                                                                              \
+                    ins = code + 3 * (Py_ssize_t)pc;                                               \
                 }                                                                                  \
                 if (stack_push(st, ins[2], pos) < 0) {                                             \
                     st->len = base;                                                                \

@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - depends on the build
     _matchkernel = None  # type: ignore[assignment]
 
 # Instruction codes, as the kernel reads them (three ints each: op, a, b).
-MATCH, CHAR, CLASS, SPLIT, JMP, NOT_AHEAD, AHEAD, NOT_BEHIND, BEHIND = range(9)
+MATCH, CHAR, CLASS, SPLIT, JMP, NOT_AHEAD, AHEAD, NOT_BEHIND, BEHIND, REPEAT = range(10)
 #: Largest program accepted (instructions); a larger one keeps ``re``.
 MAX_INSTRUCTIONS = 1 << 16
 _DEFAULT_FLAGS = re.UNICODE
@@ -60,6 +60,25 @@ class Program(NamedTuple):
 
     code: tuple[int, ...]
     classes: tuple[tuple[bytes, bool, tuple[int, ...]], ...]
+
+
+def _has(cls: tuple[bytes, bool, tuple[int, ...]], c: int) -> bool:
+    table, negate, ranges = cls
+    if c < 128:
+        return bool(table[c])
+    inside = any(ranges[k] <= c <= ranges[k + 1] for k in range(0, len(ranges), 2))
+    return inside != negate
+
+
+def _one_char_class(op: Any, av: Any) -> tuple[bytes, bool, tuple[int, ...]] | None:
+    """The character set of a one-character item (a literal or a set), else None."""
+    if op is _c.LITERAL:
+        return _class([(_c.LITERAL, av)])
+    if op is _c.NOT_LITERAL:
+        return _class([(_c.NEGATE, None), (_c.LITERAL, av)])
+    if op is _c.IN:
+        return _class(av)
+    return None
 
 
 def _class(items: Any) -> tuple[bytes, bool, tuple[int, ...]]:
@@ -94,8 +113,35 @@ class _Emitter:
         return len(self.code) - 1
 
     def seq(self, items: Any) -> None:
-        for op, av in items:
-            self.item(op, av)
+        items = list(items)
+        for k, (op, av) in enumerate(items):
+            nxt = items[k + 1] if k + 1 < len(items) else None
+            if not self.possessive(op, av, nxt):
+                self.item(op, av)
+
+    def possessive(self, op: Any, av: Any, nxt: Any) -> bool:
+        """Emit a greedy repeat of one-character set S that the sequence follows
+        with a literal c outside S as REPEAT (no choice points), and say so.
+
+        Why it is the same match: stopping the repeat before it has to leaves
+        a character of S where c must be, so every shorter count fails at c;
+        only the longest count can lead to a match, and REPEAT takes only it.
+        (" ?" before a letter and the gap's word-then-space are such.)"""
+        if op is not _c.MAX_REPEAT or nxt is None or nxt[0] is not _c.LITERAL:
+            return False
+        lo, hi, sub = av
+        if hi is _c.MAXREPEAT or hi >= int(_c.MAXREPEAT) or len(sub) != 1:
+            return False
+        cls = _one_char_class(*sub[0])
+        if cls is None or _has(cls, nxt[1]):
+            return False
+        self.classes.append(cls)
+        index = len(self.classes) - 1
+        for _ in range(lo):
+            self.add(CLASS, index)
+        if hi > lo:
+            self.add(REPEAT, index, hi - lo)
+        return True
 
     def item(self, op: Any, av: Any) -> None:
         if op is _c.LITERAL:

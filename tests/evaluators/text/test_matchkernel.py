@@ -215,3 +215,39 @@ def test_the_detector_falls_back_to_re(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [inj.find_injection(t) for t in texts] == with_kernel
     monkeypatch.setattr(backtrack, "_matchkernel", None)
     assert backtrack.compiled(inj._PHRASE_RXS) is None
+
+
+SMALL = [
+    r"a ?b ?c",
+    r"[a-z]{2,5} x",
+    r"[a-z]{0,3}a",
+    r"(?:ab|a)(?:bc|b)?c",
+    r"x(?:[a-z\-]{1,3} ){0,3}?y",
+    r"(?<=q)u",
+    r"(?<!é)e(?=s|$)?",
+    r"(?=ab)a[^c]",
+    r"[^a-z ]{1,4}-",
+    r"(?:é|ß|中|😀) ?x",
+    r"(?!my )[a-z']{2,6} (?:the|th|t)",
+]
+
+
+@pytest.mark.parametrize("src", SMALL)
+@given(st.text(alphabet="abcxyqueés-' 中😀ßmythz", max_size=30))
+@settings(max_examples=60, deadline=None)
+def test_small_patterns_match_as_re(src: str, text: str) -> None:
+    rx = re.compile(src)
+    prog = backtrack.program(rx)
+    if prog is None:
+        return  # e.g. "$": the detector keeps re for such a pattern
+    compiled = kernel.compile(prog.code, prog.classes)
+    for p in range(len(text) + 1):
+        assert kernel.match(compiled, text, p) == _end(rx, text, p), (src, text, p)
+
+
+def test_repeats_before_a_literal_they_cannot_take_hold_no_choice_point() -> None:
+    prog = backtrack.program(re.compile(r"a ?b[a-z]{2,4} x[a-z]{0,2}a"))
+    assert prog is not None
+    ops = prog.code[::3]
+    assert ops.count(backtrack.REPEAT) == 2  # " ?" before b, [a-z]{..} before " "
+    assert ops.count(backtrack.SPLIT) == 2  # [a-z]{0,2} before "a" keeps its choices

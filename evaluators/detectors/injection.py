@@ -468,6 +468,8 @@ def _base64_execute(t: str, found: list[list[int] | None], plain: str) -> list[C
 
 def _exfil_images(t: str) -> list[Candidate]:
     out: list[Candidate] = []
+    if "![" not in t:
+        return out  # every MD_IMAGE_RE match starts with "!["
     for m in P.MD_IMAGE_RE.finditer(t):
         if P.EXFIL_VALUE_RE.search(m.group().replace(" ", "")):
             out.append(

@@ -251,3 +251,14 @@ def test_repeats_before_a_literal_they_cannot_take_hold_no_choice_point() -> Non
     ops = prog.code[::3]
     assert ops.count(backtrack.REPEAT) == 2  # " ?" before b, [a-z]{..} before " "
     assert ops.count(backtrack.SPLIT) == 2  # [a-z]{0,2} before "a" keeps its choices
+
+
+def test_every_markdown_image_match_starts_with_the_gate_literal() -> None:
+    """``_exfil_images`` skips a text without "![": MD_IMAGE_RE opens with it."""
+    import re._constants as rc
+    import re._parser as rp
+
+    head = rp.parse(P.MD_IMAGE_RE.pattern, P.MD_IMAGE_RE.flags).data[:2]
+    assert head == [(rc.LITERAL, ord("!")), (rc.LITERAL, ord("["))]
+    assert inj._exfil_images("see ![x](https://e.com/p?d=" + "a" * 30 + ")")
+    assert inj._exfil_images("no image here (https://e.com/p?d=" + "a" * 30 + ")") == []

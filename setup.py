@@ -12,6 +12,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/rules/_saykernel.c``: says_something's letter-run counts.
 * ``evaluators/_resultkernel.c``: the engine's built-in rule result dicts.
 * ``evaluators/rules/_toolkernel.c``: the failure verdict of a string tool output.
+* ``evaluators/text/_matchkernel.c``: the injection phrase tier's backtracking matcher.
 """
 
 from setuptools import Extension, setup
@@ -31,5 +32,6 @@ setup(
         _ext("evaluators.rules._saykernel", "evaluators/rules/_saykernel.c"),
         _ext("evaluators._resultkernel", "evaluators/_resultkernel.c"),
         _ext("evaluators.rules._toolkernel", "evaluators/rules/_toolkernel.c"),
+        _ext("evaluators.text._matchkernel", "evaluators/text/_matchkernel.c"),
     ]
 )

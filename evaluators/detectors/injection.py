@@ -35,6 +35,7 @@ from evaluators.detectors.gates import (
     spaced_occurrences,
 )
 from evaluators.detectors.quotes import QuoteSpans
+from evaluators.text.backtrack import compiled
 from evaluators.text.literals import LiteralSet
 from evaluators.text.normalize import NormalizedText
 
@@ -42,6 +43,12 @@ try:
     from evaluators.text import _scankernel
 except ImportError:  # pragma: no cover - depends on the build
     _scankernel = None  # type: ignore[assignment]
+# The phrase tier's matcher (evaluators/text/_matchkernel.c); without it the
+# patterns run on ``re`` (``_phrases_reference``), with the same results.
+try:
+    from evaluators.text import _matchkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _matchkernel = None  # type: ignore[assignment]
 
 INJECTION = "injection"
 _LEET_MAP = {
@@ -261,8 +268,41 @@ def _addressed(
     return out
 
 
+_AGENT_LABEL = ("agent_directive", INJECTION, "tells the agent reading it what to call or do", 12)
+# The phrase tier as the match kernel runs it: the phrase patterns then
+# AGENT_SHOULD (found's first len(_PHRASE_PATTERNS) + 1 items), each with the
+# fields of the candidates its matches make. None without the kernel, or if
+# a pattern uses a construct the kernel lacks.
+_PHRASE_RXS = (*(pat.rx for _, pat, _ in _PHRASE_PATTERNS), P.AGENT_SHOULD.rx)
+_PHRASE_LABELS = (
+    *((kind, INJECTION, detail, 10) for kind, _, detail in _PHRASE_PATTERNS),
+    _AGENT_LABEL,
+)
+_PHRASE_PROGRAMS = compiled(_PHRASE_RXS)
+
+
 def _phrases(t: str, found: list[list[int] | None], quotes: QuoteSpans) -> list[Candidate]:
-    """``found`` is ``_FAMILY.scan(t)``: its first items are the phrase patterns'."""
+    """The phrase tier's candidates, in pattern then match order.
+
+    ``found`` is ``_FAMILY.scan(t)``: its first items are the phrase patterns'
+    then AGENT_SHOULD's. The match kernel tries each pattern at its places
+    and builds the candidates in C; :func:`_phrases_reference` is the same in
+    Python, on ``re``. A text without a quotation mark covers nothing, so the
+    kernel is not asked to call back for it."""
+    progs = _PHRASE_PROGRAMS
+    if progs is None or _matchkernel is None:
+        return _phrases_reference(t, found, quotes)
+    covers = None if type(quotes) is _Unquoted else quotes.covers
+    cands: list[Candidate] = _matchkernel.candidates(
+        progs, _PHRASE_RXS, t, found, _PHRASE_LABELS, covers, Candidate
+    )
+    return cands
+
+
+def _phrases_reference(
+    t: str, found: list[list[int] | None], quotes: QuoteSpans
+) -> list[Candidate]:
+    """:func:`_phrases` on ``re`` (the kernel's reference and the fallback)."""
     out: list[Candidate] = []
     covers = quotes.covers
     for (kind, pattern, detail), places in zip(_PHRASE_PATTERNS, found, strict=False):
@@ -428,6 +468,8 @@ def _base64_execute(t: str, found: list[list[int] | None], plain: str) -> list[C
 
 def _exfil_images(t: str) -> list[Candidate]:
     out: list[Candidate] = []
+    if "![" not in t:
+        return out  # every MD_IMAGE_RE match starts with "!["
     for m in P.MD_IMAGE_RE.finditer(t):
         if P.EXFIL_VALUE_RE.search(m.group().replace(" ", "")):
             out.append(

@@ -1542,11 +1542,21 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
 def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
     """``[n for n in out_nums if not n.approx and not _is_year(n) and not
     mat.grounds_once(n)]``: an output holds dozens of figures, and two Python
-    calls each were a tenth of the rule. The compiled loop when it is built
-    (grounding itself stays in Python)."""
+    calls each were a tenth of the rule. The compiled loop when it is built,
+    with :meth:`Material.grounds` done in C as well (a Python call per
+    distinct figure was most of the loop's remaining cost)."""
+    if _grounded_loose is not None:
+        return _grounded_loose(out_nums, mat, mat._grounded)
     if _numkernel is not None:
         return _numkernel.loose(out_nums, mat._grounded, mat.grounds)
     return _loose_reference(out_nums, mat)
+
+
+# The kernel's loop with grounding compiled too; None with an older build of
+# the kernel (or none), and then ``loose`` or the reference runs instead.
+_grounded_loose: Callable[[list[Num], Material, dict[Any, bool]], list[Num]] | None = getattr(
+    _numkernel, "grounded_loose", None
+)
 
 
 def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:

@@ -273,15 +273,77 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         return
     low = text.lower()
     stems: list[int] = []
+    viable = False  # some stem passes the test of a form below
     for stem_ in _MONTH_STEMS:
         i = low.find(stem_)
         while i >= 0:
-            stems.append(i)
+            # a named date opens with ``\\b`` at its stem (a letter): the
+            # character before is none or a non-word one; elsewhere its
+            # match attempt fails, so it is not made
+            before = low[i - 1] if i else ""
+            if not (before.isalnum() or before == "_"):
+                stems.append(i)
+                viable = (
+                    viable or _named_from(low, i) or (before.isspace() and _day_before(low, i - 1))
+                )
             i = low.find(stem_, i + 1)
-    if not stems:
-        return  # both forms hold a month stem
+    if not viable:
+        return  # no stem at a word start has what either form needs around it
     yield from tried_at(_DATE_NAMED_LOW, low, stems)
     yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+
+
+# Both tests below read lowered ASCII text, where ``\\s`` is ``str.isspace``,
+# ``\\d`` is ``str.isdecimal`` and ``[a-z]`` is the lowercase letters. Each is a
+# necessary condition for a match of its form at that stem, so a text none of
+# whose stems passes either holds no named or day-first date.
+
+
+def _named_from(low: str, i: int) -> bool:
+    """A named date with its month at ``i`` needs ``stem[a-z]{0,6}\\.?\\s+\\d``:
+    the letters end within six of the stem (a longer run has a letter where the
+    dot or the space must be, however the month is cut back), then an optional
+    dot, whitespace and a digit."""
+    n = len(low)
+    j = i + 3
+    stop = min(n, j + 6)
+    while j < stop and "a" <= low[j] <= "z":
+        j += 1
+    if j < n and "a" <= low[j] <= "z":
+        return False
+    if j < n and low[j] == ".":
+        j += 1
+    if j >= n or not low[j].isspace():
+        return False
+    while j < n and low[j].isspace():
+        j += 1
+    return j < n and low[j].isdecimal()
+
+
+def _day_before(low: str, k: int) -> bool:
+    """A day-first date with its month right after the whitespace ending at
+    ``k`` needs ``\\d(?:st|nd|rd|th)?\\s+(?:of\\s+)?`` before it: reading back over
+    the whitespace, a day (a digit, or a digit and a suffix), or "of" after
+    whitespace and a day before that."""
+    while k >= 0 and low[k].isspace():
+        k -= 1
+    if _day_at(low, k):
+        return True
+    if k >= 2 and low[k - 1 : k + 1] == "of" and low[k - 2].isspace():
+        k -= 2
+        while k >= 0 and low[k].isspace():
+            k -= 1
+        return _day_at(low, k)
+    return False
+
+
+def _day_at(low: str, k: int) -> bool:
+    """A day (``\\d``, with an ordinal suffix or not) ends at ``k``."""
+    if k < 0:
+        return False
+    if low[k].isdecimal():
+        return True
+    return k >= 2 and low[k - 1 : k + 1] in ("st", "nd", "rd", "th") and low[k - 2].isdecimal()
 
 
 _ANY_DIGIT = re.compile(r"\d")
@@ -304,18 +366,39 @@ def dates(text: str) -> list[DateClaim]:
                     m.end(),
                 )
             )
-    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text) if "-" in text else ():
+    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text) if _digit_sign_digit(text, "-") else ():
         mon, day = int(m.group("mon")), int(m.group("day"))
         if 1 <= mon <= 12 and 1 <= day <= 31:
             found.append(DateClaim(int(m.group("year")), mon, day, m.start(), m.end()))
     return found
 
 
+def _digit_sign_digit(text: str, sign: str, most: int = 64) -> bool:
+    """Whether ``text`` may hold ``\\d`` + ``sign`` + ``\\d`` (``re``'s ``\\d`` is
+    ``str.isdecimal``).
+
+    Every clock time holds ``\\d:\\d`` and every ISO date ``\\d-\\d``, while a
+    colon or a dash mostly follows a word ("Error: ...", "- item"): testing the
+    few signs with ``str.find`` costs far less than the pattern tried at every
+    digit. After ``most`` signs it answers True and leaves the text to the
+    scan, so the test stays cheap on sign-heavy text."""
+    i = text.find(sign)
+    seen = 0
+    while i >= 0:
+        if i and text[i - 1].isdecimal() and text[i + 1 : i + 2].isdecimal():
+            return True
+        seen += 1
+        if seen >= most:
+            return True
+        i = text.find(sign, i + 1)
+    return False
+
+
 def times(text: str) -> list[tuple[int, int, int, int]]:
     """``(hour24, minute, start, end)`` for clock times; am/pm folded to 24h."""
     out: list[tuple[int, int, int, int]] = []
-    if ":" not in text:
-        return out  # every clock time holds a colon
+    if not _digit_sign_digit(text, ":"):
+        return out  # every clock time holds "\\d:\\d"
     for m in _DIGIT_STARTS.finditer(_TIME, text):
         h, mi = int(m.group("h")), int(m.group("m"))
         if h > 23 or mi > 59:
@@ -738,8 +821,8 @@ class _AssignStarts:
         if ":" in text or "=" in text:
             n = len(text)
             rev = text[::-1]
-            for sign in _ASSIGN_SIGN.finditer(text):
-                before = _ASSIGN_BEFORE.match(rev, n - sign.start())
+            for sign in _sign_positions(text):
+                before = _ASSIGN_BEFORE.match(rev, n - sign)
                 if before is not None:
                     runs.append(n - before.end(1))
         self._runs = runs
@@ -754,6 +837,20 @@ class _AssignStarts:
             if found is not None:
                 return found
         return None
+
+
+def _sign_positions(text: str) -> list[int]:
+    """``[m.start() for m in _ASSIGN_SIGN.finditer(text)]``: every ``:`` and
+    ``=``, ascending, found by ``str.find`` (a one-character class gives
+    ``re`` no prefix to skip by, so its scan stepped through every character)."""
+    found: list[int] = []
+    for sign in ":=":
+        i = text.find(sign)
+        while i >= 0:
+            found.append(i)
+            i = text.find(sign, i + 1)
+    found.sort()
+    return found
 
 
 def _flag_settings(text: str) -> Iterator[tuple[str, str]]:

@@ -797,6 +797,11 @@ _BOOL_DEFAULT = re.compile(
 # possessive run in _BOOL_ASSIGN is).
 _ASSIGN_BEFORE = re.compile(r"\s*\"?([\w.-]+)")
 _ASSIGN_SIGN = re.compile(r"[:=]")
+# What _BOOL_ASSIGN needs right after its sign. A match from a run reaches
+# exactly the sign that run was read back from (the run is maximal, then an
+# optional quote, spaces, the sign), so a sign not followed by this starts no
+# match, and its run is not listed.
+_VALUE_AFTER = re.compile(r"\s*\"?(?:true|false|on|off|enabled|disabled)\b", re.I)
 
 
 class _AssignStarts:
@@ -821,7 +826,10 @@ class _AssignStarts:
         if ":" in text or "=" in text:
             n = len(text)
             rev = text[::-1]
+            value_after = _VALUE_AFTER.match
             for sign in _sign_positions(text):
+                if value_after(text, sign + 1) is None:
+                    continue  # the only match that could use this sign fails
                 before = _ASSIGN_BEFORE.match(rev, n - sign)
                 if before is not None:
                     runs.append(n - before.end(1))
@@ -855,8 +863,12 @@ def _sign_positions(text: str) -> list[int]:
 
 def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
     """(key, value) of every flag the text sets, form by form, in text order."""
-    for m in _BOOL_OBJECT.finditer(text):
-        yield m.group("key"), m.group("val")
+    # an object form holds '"enabled"' (re.I: on ASCII text, exactly when
+    # the lowered text does); its search runs the matcher at every quote
+    low = text.lower() if text.isascii() else None
+    if low is None or '"enabled"' in low:
+        for m in _BOOL_OBJECT.finditer(text):
+            yield m.group("key"), m.group("val")
     pos = 0
     starts = _AssignStarts(text)
     while (
@@ -873,7 +885,7 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
         pos = found.end()
     # every match holds "(default:" (re.I: on ASCII text, exactly when the
     # lowered text does); the search runs the matcher at every character
-    if not text.isascii() or "(default:" in text.lower():
+    if low is None or "(default:" in low:
         for m in _BOOL_DEFAULT.finditer(text):
             yield m.group("key"), m.group("val")
 

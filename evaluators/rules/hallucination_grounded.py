@@ -948,6 +948,19 @@ _INCLUSIVE_SOURCE = LinearPattern(
         re.I,
     )
 )
+# What each _INCLUSIVE_SOURCE form holds, on lowered ASCII text (where re.I
+# and lowering agree, and "≥" cannot occur): "or" then its comparative, "at
+# least", or ">=". The RE2 search (its stand-in text built first) is run only
+# when one of them is there: "no such file or directory" has " or " but no
+# threshold.
+_OR_MORE = re.compile(r"or\s+(?:more|above|greater|higher|over)\b")
+
+
+def _inclusive_possible(low: str) -> bool:
+    """Whether lowered ASCII ``low`` holds what some inclusive threshold needs."""
+    return "at least" in low or ">=" in low or _OR_MORE.search(low) is not None
+
+
 _EXCLUSIVE_CLAIM = re.compile(
     r"\b(?:above|over|more than|greater than|exceeds?|exceeding|"
     r"past)\s+\$?(?P<n>\d[\d,]*(?:\.\d+)?)",
@@ -1093,6 +1106,41 @@ _TABLE_CSV = LinearPattern(
 _TABLE_PIPE = LinearPattern(
     re.compile(r"^\s*\|\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*\|(?P<rest>[^\n]*\d[^\n]*)$", re.M)
 )
+# A _TABLE_CSV match runs from a line start to its comma over \s, the label
+# class and \s again: all in this class. Read on the reversed text from just
+# before a comma, it gives the start of the longest such stretch.
+_CSV_BACK = re.compile(r"[\w .'&\s-]*")
+
+
+def _csv_row_possible(text: str, most: int = 32) -> bool:
+    """Whether some comma of ``text`` could end a CSV row's label.
+
+    A match's start is a line start (the text start or just after a newline)
+    and everything from there to its comma is in ``_CSV_BACK``'s class, which
+    holds the newline but not what precedes the stretch: so the stretch
+    before that comma starts the text or holds a newline. A JSON line such as
+    ``{"ok": true, "rows": 3}`` has neither before its comma, and the RE2
+    search (with its stand-in text) is skipped. Past ``most`` commas the
+    answer is True: the search then decides, so this stays linear."""
+    n = len(text)
+    rev: str | None = None
+    c = text.find(",")
+    seen = 0
+    while c >= 0:
+        seen += 1
+        if seen > most:
+            return True
+        if rev is None:
+            rev = text[::-1]
+        back = _CSV_BACK.match(rev, n - c)
+        assert back is not None  # a starred class always matches
+        b = n - back.end()
+        if b == 0 or "\n" in text[b:c]:
+            return True
+        c = text.find(",", c + 1)
+    return False
+
+
 _CLAUSE_STOP = re.compile(r"[,.;:—()\n]| with | and | while | but ")
 
 
@@ -1432,6 +1480,8 @@ def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
     if not any(k in mat.lower for k in (" or ", "at least", "≥", ">=")):
         return
+    if mat.text.isascii() and not _inclusive_possible(mat.lower):
+        return
     inclusive: set[float] = set()
     for found in _INCLUSIVE_SOURCE.finditer(mat.text):
         raw = found.group("n") or found.group("n2") or found.group("n3")
@@ -1587,6 +1637,8 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
     # a CSV row holds a comma and a pipe row a pipe: skip a scan that cannot match
     for rx, sep in ((_TABLE_CSV, ","), (_TABLE_PIPE, "|")):
         if sep not in mat.source:
+            continue
+        if sep == "," and not _csv_row_possible(mat.source):
             continue
         for row in rx.finditer(mat.source):
             vals = {n.value for n in numbers(row.group("rest"))}

@@ -247,3 +247,38 @@ def test_assign_starts_search_is_the_plain_search(text: str) -> None:
     for pos in range(len(text) + 1):
         got, want = starts.search(pos), hg._BOOL_ASSIGN.search(text, pos)
         assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups()))
+
+
+row_pieces = st.sampled_from(
+    [
+        "Berlin", "a b", " ", ",", "\n", "\r\n", "\t", "\x0b", "\u2003", "1", "214", "{", '"',
+        ":", "'", "&", "-", ".", "_", "é", "x",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(row_pieces, max_size=30).map("".join))
+@example('{"ok": true, "rows": 3}\nBerlin, 214')
+@example("x:\u2003\nBerlin , 5")
+@example(",1" * 40)  # past the comma cap the search decides
+@settings(max_examples=1500, deadline=None)
+def test_the_csv_gate_never_skips_a_row(text: str) -> None:
+    if not hg._csv_row_possible(text):
+        assert list(hg._TABLE_CSV.finditer(text)) == []
+
+
+threshold_pieces = st.sampled_from(
+    [
+        "5", "$50", "1,000", " ", "\t", "\n", "\x0b", "or", "OR", " or ", "more", "Above",
+        "greater", "higher", "over", "overt", "at least", "AT LEAST", ">=", "x", "no such file",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(threshold_pieces, max_size=20).map("".join))
+@example("$50 or more")
+@example("5\x0bOR\tHIGHER")
+@settings(max_examples=1500, deadline=None)
+def test_the_inclusive_gate_never_skips_a_threshold(text: str) -> None:
+    if not hg._inclusive_possible(text.lower()):
+        assert list(hg._INCLUSIVE_SOURCE.finditer(text)) == []

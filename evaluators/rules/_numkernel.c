@@ -2,12 +2,13 @@
  * evaluators.rules._numkernel: the text scans of the grounded rules
  * (no_hallucination_markers, grounded_in_reads), in C.
  *
- * Seven functions, each equal to a pure-Python reference that stays the
+ * Eight functions, each equal to a pure-Python reference that stays the
  * fallback: ``numbers`` (figures, below), ``locations`` and ``ground_add``
  * (grounding.py's cited locations and the ground they are checked against),
  * ``file_spans`` and ``version_spans`` (file names and versions), and
  * ``loose`` (the loop that drops estimates, years and grounded figures) and
- * ``grounded_loose`` (that loop with the grounding test done here too).
+ * ``grounded_loose`` (that loop with the grounding test done here too), and
+ * ``pair_derivations`` (the material's derived figures).
  * Each section below states its contract and why the scan is the pattern's.
  *
  * Why this exists: ``hallucination_grounded.numbers`` reads every figure of
@@ -1054,8 +1055,10 @@ error:
  * above, with ``Material.grounds`` itself done here instead of called back
  * into Python per distinct figure (each call built a frame and read three
  * lazy fields; on the bench that was most of the loop's cost). The memo is
- * the material's ``_grounded`` dict, filled with the same keys and the same
- * bools as the reference fills it.
+ * the material's ``_grounded`` dict, read and filled as the reference does
+ * for percentages only: their test scans every number of the material, while
+ * a plain figure's is a few bisects, cheaper than building and looking up its
+ * key. ``grounds`` is pure, so asking it again returns what the memo held.
  *
  * The material's lists are read as the reference reads them: ``nums`` (Num
  * tuples), ``sorted_values`` and ``sorted_derived`` (lists of float, sorted
@@ -1201,21 +1204,29 @@ static PyObject *grounded_loose(PyObject *self, PyObject *const *args, Py_ssize_
             double v = PyFloat_AS_DOUBLE(value);
             if (!dot && !comma && 1900.0 <= v && v <= 2100.0) continue;
         }
-        PyObject *key = PyTuple_Pack(3, pct, digits, scaled); /* grounds_once(n) */
-        if (key == NULL) goto error;
-        PyObject *hit = PyDict_GetItemWithError(memo, key); /* borrowed */
         int grounded;
-        if (hit != NULL && hit != Py_None) {
-            grounded = PyObject_IsTrue(hit);
-        } else if (PyErr_Occurred()) {
-            grounded = -1;
+        if (!is_pct) {
+            /* a few bisects: cheaper than the memo's key tuple and lookup */
+            grounded = grounds_num(&g, n, 0);
+            if (grounded < 0) goto error;
         } else {
-            grounded = grounds_num(&g, n, is_pct);
-            if (grounded >= 0 && PyDict_SetItem(memo, key, grounded ? Py_True : Py_False) < 0)
+            /* a percentage scans the material's numbers: asked once per key */
+            PyObject *key = PyTuple_Pack(3, pct, digits, scaled); /* grounds_once(n) */
+            if (key == NULL) goto error;
+            PyObject *hit = PyDict_GetItemWithError(memo, key); /* borrowed */
+            if (hit != NULL && hit != Py_None) {
+                grounded = PyObject_IsTrue(hit);
+            } else if (PyErr_Occurred()) {
                 grounded = -1;
+            } else {
+                grounded = grounds_num(&g, n, 1);
+                if (grounded >= 0 &&
+                    PyDict_SetItem(memo, key, grounded ? Py_True : Py_False) < 0)
+                    grounded = -1;
+            }
+            Py_DECREF(key);
+            if (grounded < 0) goto error;
         }
-        Py_DECREF(key);
-        if (grounded < 0) goto error;
         if (!grounded && PyList_Append(out, n) < 0) goto error;
     }
     Py_XDECREF(g.nums);
@@ -1230,6 +1241,71 @@ error:
     return NULL;
 }
 
+/* -- pairwise derivations (hallucination_grounded.Material.derived) --------
+ *
+ * ``pair_derivations(base, out)`` appends to ``out`` what the reference loop
+ * ``_pair_derivations_reference`` appends: for each pair a = base[i],
+ * b = base[j], i < j, in that order, ``a + b, b - a``, then ``b / a * 100,
+ * (b - a) / a * 100`` when a is not 0, then ``a / b * 100, (b - a) / b * 100``
+ * when b is not 0. Python's float operators are these C double operations
+ * (its division only adds the zero check the ``if`` already makes), so the
+ * values are the same bits, NaN from inf - inf included; the list order is
+ * the same, so ``sorted()`` of it is too. ``base`` must hold floats (the
+ * material's scaled values).
+ */
+static PyObject *pair_derivations(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || args[0] == args[1]) {
+        PyErr_SetString(PyExc_TypeError, "pair_derivations(base: list, out: list)");
+        return NULL;
+    }
+    PyObject *base = args[0], *out = args[1];
+    Py_ssize_t k = PyList_GET_SIZE(base);
+    double small[64];
+    double *v = small;
+    if (k > (Py_ssize_t)(sizeof(small) / sizeof(small[0]))) {
+        v = PyMem_Malloc((size_t)k * sizeof(double));
+        if (v == NULL) return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PyList_GET_ITEM(base, i);
+        if (!PyFloat_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "pair_derivations: base must hold floats");
+            goto error;
+        }
+        v[i] = PyFloat_AS_DOUBLE(item);
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        double a = v[i];
+        for (Py_ssize_t j = i + 1; j < k; j++) {
+            double b = v[j], found[6];
+            int m = 0;
+            found[m++] = a + b;
+            found[m++] = b - a;
+            if (a != 0.0) { /* ``if a:`` (NaN is true) */
+                found[m++] = b / a * 100;
+                found[m++] = (b - a) / a * 100;
+            }
+            if (b != 0.0) {
+                found[m++] = a / b * 100;
+                found[m++] = (b - a) / b * 100;
+            }
+            for (int q = 0; q < m; q++) {
+                PyObject *f = PyFloat_FromDouble(found[q]);
+                if (f == NULL) goto error;
+                int r = PyList_Append(out, f);
+                Py_DECREF(f);
+                if (r < 0) goto error;
+            }
+        }
+    }
+    if (v != small) PyMem_Free(v);
+    Py_RETURN_NONE;
+error:
+    if (v != small) PyMem_Free(v);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"numbers", (PyCFunction)(void (*)(void))numbers, METH_FASTCALL,
      "numbers(text, num_type, unit_words, approx_words) -> list of num_type tuples."},
@@ -1241,6 +1317,8 @@ static PyMethodDef methods[] = {
      "loose(nums, memo, grounds) -> the numbers that are no estimate, year or grounded figure."},
     {"grounded_loose", (PyCFunction)(void (*)(void))grounded_loose, METH_FASTCALL,
      "grounded_loose(nums, material, memo) -> loose(nums, memo, material.grounds), grounded here."},
+    {"pair_derivations", (PyCFunction)(void (*)(void))pair_derivations, METH_FASTCALL,
+     "pair_derivations(base, out) -> None; appends the pairwise sums, differences, ratios."},
     {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
     {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},

@@ -507,13 +507,10 @@ class Material:
         base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
         total = sum(n.value for n in self.nums if not n.pct and n.unit is None)
         out = [total]
-        for i, a in enumerate(base):
-            for b in base[i + 1 :]:
-                out += [a + b, b - a]
-                if a:
-                    out += [b / a * 100, (b - a) / a * 100]
-                if b:
-                    out += [a / b * 100, (b - a) / b * 100]
+        if _pair_derivations is not None:
+            _pair_derivations(base, out)  # the compiled loop: up to 48²/2 pairs
+        else:
+            _pair_derivations_reference(base, out)
         return out
 
     @_once
@@ -564,6 +561,25 @@ class Material:
         if n.scaled >= 1000 and _within(vals, n.scaled, 0.05 * n.scaled):
             return True  # "2.9M" for 2,914,377
         return _within(self.sorted_derived, n.scaled, tol)
+
+
+def _pair_derivations_reference(base: list[float], out: list[float]) -> None:
+    """Append each pair's sum, difference and percentage ratios (``a`` before
+    ``b`` in ``base``): :meth:`Material.derived`'s loop, the reference the
+    kernel's ``pair_derivations`` must equal."""
+    for i, a in enumerate(base):
+        for b in base[i + 1 :]:
+            out += [a + b, b - a]
+            if a:
+                out += [b / a * 100, (b - a) / a * 100]
+            if b:
+                out += [a / b * 100, (b - a) / b * 100]
+
+
+# The compiled loop; None with an older build of the kernel (or none).
+_pair_derivations: Callable[[list[float], list[float]], None] | None = getattr(
+    _numkernel, "pair_derivations", None
+)
 
 
 # -- signal tables -----------------------------------------------------------

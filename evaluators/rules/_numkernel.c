@@ -2,11 +2,13 @@
  * evaluators.rules._numkernel: the text scans of the grounded rules
  * (no_hallucination_markers, grounded_in_reads), in C.
  *
- * Six functions, each equal to a pure-Python reference that stays the
+ * Eight functions, each equal to a pure-Python reference that stays the
  * fallback: ``numbers`` (figures, below), ``locations`` and ``ground_add``
  * (grounding.py's cited locations and the ground they are checked against),
  * ``file_spans`` and ``version_spans`` (file names and versions), and
- * ``loose`` (the loop that drops estimates, years and grounded figures).
+ * ``loose`` (the loop that drops estimates, years and grounded figures) and
+ * ``grounded_loose`` (that loop with the grounding test done here too), and
+ * ``pair_derivations`` (the material's derived figures).
  * Each section below states its contract and why the scan is the pattern's.
  *
  * Why this exists: ``hallucination_grounded.numbers`` reads every figure of
@@ -44,6 +46,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 
 typedef struct {
     int kind;
@@ -1045,6 +1048,264 @@ error:
     return NULL;
 }
 
+/* -- grounded loose figures (hallucination_grounded._loose, Material.grounds)
+ *
+ * ``grounded_loose(nums, material, memo)`` returns what ``_loose_reference``
+ * returns with ``grounds = material.grounds``: the same loop as ``loose``
+ * above, with ``Material.grounds`` itself done here instead of called back
+ * into Python per distinct figure (each call built a frame and read three
+ * lazy fields; on the bench that was most of the loop's cost). The memo is
+ * the material's ``_grounded`` dict, read and filled as the reference does
+ * for percentages only: their test scans every number of the material, while
+ * a plain figure's is a few bisects, cheaper than building and looking up its
+ * key. ``grounds`` is pure, so asking it again returns what the memo held.
+ *
+ * The material's lists are read as the reference reads them: ``nums`` (Num
+ * tuples), ``sorted_values`` and ``sorted_derived`` (lists of float, sorted
+ * by Python), each fetched by attribute only when the reference would first
+ * touch it (they are lazy and pure, so this only saves work). The binary
+ * search is ``bisect_left`` step for step over the same list, comparing the
+ * same doubles, so a list holding NaN (a derived inf - inf) is searched
+ * exactly as bisect searches it. The tolerance is computed with the same
+ * double operations as ``0.5 * 10.0 ** (-n.decimals) + 1e-9`` (float ``**``
+ * is libm ``pow``; an underflow is 0.0 there as here).
+ */
+
+/* ``item < bound`` (op Py_LT) or ``item <= bound`` (Py_LE) as Python decides
+ * it: plain doubles for a float (what float_richcompare does), Python's own
+ * comparison otherwise (``derived`` starts with ``sum(...)``, the int 0 when
+ * nothing is summed). 1, 0, or -1 on error. */
+static int item_cmp(PyObject *item, double bound, int op) {
+    if (PyFloat_Check(item)) {
+        double v = PyFloat_AS_DOUBLE(item);
+        return op == Py_LT ? v < bound : v <= bound;
+    }
+    PyObject *b = PyFloat_FromDouble(bound);
+    if (b == NULL) return -1;
+    Py_INCREF(item); /* a comparison may run Python code */
+    int r = PyObject_RichCompareBool(item, b, op);
+    Py_DECREF(item);
+    Py_DECREF(b);
+    return r;
+}
+
+/* The reference's ``_within(vals, x, tol)``: 1, 0, or -1 on error. */
+static int within(PyObject *vals, double x, double tol) {
+    if (!PyList_Check(vals)) {
+        PyErr_SetString(PyExc_TypeError, "grounded_loose: material lists must be lists");
+        return -1;
+    }
+    double lo_x = x - tol;
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(vals);
+    while (lo < hi) { /* bisect_left(vals, x - tol), as _bisect does it */
+        Py_ssize_t mid = ((size_t)lo + hi) / 2;
+        int lt = item_cmp(PyList_GET_ITEM(vals, mid), lo_x, Py_LT);
+        if (lt < 0) return -1;
+        if (lt)
+            lo = mid + 1;
+        else
+            hi = mid;
+        if (hi > PyList_GET_SIZE(vals)) hi = PyList_GET_SIZE(vals);
+    }
+    if (lo >= PyList_GET_SIZE(vals)) return 0;
+    return item_cmp(PyList_GET_ITEM(vals, lo), x + tol, Py_LE);
+}
+
+/* The material's lazy lists, fetched on first use (owned references). */
+typedef struct {
+    PyObject *material, *nums, *values, *derived;
+} ground_t;
+
+static PyObject *ground_field(ground_t *g, PyObject **slot, const char *name) {
+    if (*slot == NULL) *slot = PyObject_GetAttrString(g->material, name);
+    return *slot;
+}
+
+/* The reference's ``Material.grounds(n)`` for a checked Num tuple: 1, 0, -1. */
+static int grounds_num(ground_t *g, PyObject *n, int is_pct) {
+    PyObject *digits = PyTuple_GET_ITEM(n, 7);
+    double value = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(n, 0));
+    Py_ssize_t len = PyUnicode_GET_LENGTH(digits);
+    Py_ssize_t dot = PyUnicode_FindChar(digits, '.', 0, len, 1);
+    if (dot == -2) return -1;
+    Py_ssize_t decimals = dot >= 0 ? len - dot - 1 : 0; /* Num.decimals */
+    double tol = 0.5 * pow(10.0, -(double)decimals) + 1e-9;
+    int r;
+    if (is_pct) {
+        PyObject *nums = ground_field(g, &g->nums, "nums");
+        if (nums == NULL) return -1;
+        if (!PyList_Check(nums)) {
+            PyErr_SetString(PyExc_TypeError, "grounded_loose: material.nums must be a list");
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
+            PyObject *s = PyList_GET_ITEM(nums, i);
+            if (!PyTuple_Check(s) || PyTuple_GET_SIZE(s) != 8 ||
+                !PyFloat_Check(PyTuple_GET_ITEM(s, 0))) {
+                PyErr_SetString(PyExc_TypeError, "grounded_loose: material.nums must hold Nums");
+                return -1;
+            }
+            double sv = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s, 0));
+            int s_pct = PyObject_IsTrue(PyTuple_GET_ITEM(s, 2));
+            if (s_pct < 0) return -1;
+            if (s_pct && fabs(sv - value) <= tol) return 1;
+            if (!s_pct && sv < 1 && fabs(sv * 100 - value) <= tol) return 1;
+        }
+        PyObject *derived = ground_field(g, &g->derived, "sorted_derived");
+        if (derived == NULL) return -1;
+        return within(derived, value, tol);
+    }
+    PyObject *scaled_o = PyTuple_GET_ITEM(n, 1);
+    if (!PyFloat_Check(scaled_o)) {
+        PyErr_SetString(PyExc_TypeError, "grounded_loose: nums must hold Num tuples");
+        return -1;
+    }
+    double scaled = PyFloat_AS_DOUBLE(scaled_o);
+    PyObject *vals = ground_field(g, &g->values, "sorted_values");
+    if (vals == NULL) return -1;
+    if ((r = within(vals, value, tol)) != 0) return r;
+    if ((r = within(vals, scaled, tol)) != 0) return r;
+    if (scaled >= 1000 && (r = within(vals, scaled, 0.05 * scaled)) != 0) return r;
+    PyObject *derived = ground_field(g, &g->derived, "sorted_derived");
+    if (derived == NULL) return -1;
+    return within(derived, scaled, tol);
+}
+
+static PyObject *grounded_loose(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "grounded_loose(nums: list, material, memo: dict)");
+        return NULL;
+    }
+    PyObject *nums = args[0], *memo = args[2];
+    ground_t g = {args[1], NULL, NULL, NULL};
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    /* nums is the caller's list, never changed while this runs (the only
+     * Python code run here is the material's lazy fields) */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
+        PyObject *n = PyList_GET_ITEM(nums, i);
+        if (!PyTuple_Check(n) || PyTuple_GET_SIZE(n) != 8 ||
+            !PyFloat_Check(PyTuple_GET_ITEM(n, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(n, 7))) {
+            PyErr_SetString(PyExc_TypeError, "grounded_loose: nums must hold Num tuples");
+            goto error;
+        }
+        PyObject *value = PyTuple_GET_ITEM(n, 0), *scaled = PyTuple_GET_ITEM(n, 1);
+        PyObject *pct = PyTuple_GET_ITEM(n, 2), *unit = PyTuple_GET_ITEM(n, 3);
+        PyObject *approx = PyTuple_GET_ITEM(n, 4), *digits = PyTuple_GET_ITEM(n, 7);
+        int skip = PyObject_IsTrue(approx);
+        if (skip < 0) goto error;
+        if (skip) continue;
+        int is_pct = PyObject_IsTrue(pct);
+        if (is_pct < 0) goto error;
+        if (unit == Py_None && !is_pct) { /* _is_year(n) */
+            int dot = has_char(digits, '.'), comma = has_char(digits, ',');
+            if (dot < 0 || comma < 0) goto error;
+            double v = PyFloat_AS_DOUBLE(value);
+            if (!dot && !comma && 1900.0 <= v && v <= 2100.0) continue;
+        }
+        int grounded;
+        if (!is_pct) {
+            /* a few bisects: cheaper than the memo's key tuple and lookup */
+            grounded = grounds_num(&g, n, 0);
+            if (grounded < 0) goto error;
+        } else {
+            /* a percentage scans the material's numbers: asked once per key */
+            PyObject *key = PyTuple_Pack(3, pct, digits, scaled); /* grounds_once(n) */
+            if (key == NULL) goto error;
+            PyObject *hit = PyDict_GetItemWithError(memo, key); /* borrowed */
+            if (hit != NULL && hit != Py_None) {
+                grounded = PyObject_IsTrue(hit);
+            } else if (PyErr_Occurred()) {
+                grounded = -1;
+            } else {
+                grounded = grounds_num(&g, n, 1);
+                if (grounded >= 0 &&
+                    PyDict_SetItem(memo, key, grounded ? Py_True : Py_False) < 0)
+                    grounded = -1;
+            }
+            Py_DECREF(key);
+            if (grounded < 0) goto error;
+        }
+        if (!grounded && PyList_Append(out, n) < 0) goto error;
+    }
+    Py_XDECREF(g.nums);
+    Py_XDECREF(g.values);
+    Py_XDECREF(g.derived);
+    return out;
+error:
+    Py_XDECREF(g.nums);
+    Py_XDECREF(g.values);
+    Py_XDECREF(g.derived);
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* -- pairwise derivations (hallucination_grounded.Material.derived) --------
+ *
+ * ``pair_derivations(base, out)`` appends to ``out`` what the reference loop
+ * ``_pair_derivations_reference`` appends: for each pair a = base[i],
+ * b = base[j], i < j, in that order, ``a + b, b - a``, then ``b / a * 100,
+ * (b - a) / a * 100`` when a is not 0, then ``a / b * 100, (b - a) / b * 100``
+ * when b is not 0. Python's float operators are these C double operations
+ * (its division only adds the zero check the ``if`` already makes), so the
+ * values are the same bits, NaN from inf - inf included; the list order is
+ * the same, so ``sorted()`` of it is too. ``base`` must hold floats (the
+ * material's scaled values).
+ */
+static PyObject *pair_derivations(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || args[0] == args[1]) {
+        PyErr_SetString(PyExc_TypeError, "pair_derivations(base: list, out: list)");
+        return NULL;
+    }
+    PyObject *base = args[0], *out = args[1];
+    Py_ssize_t k = PyList_GET_SIZE(base);
+    double small[64];
+    double *v = small;
+    if (k > (Py_ssize_t)(sizeof(small) / sizeof(small[0]))) {
+        v = PyMem_Malloc((size_t)k * sizeof(double));
+        if (v == NULL) return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PyList_GET_ITEM(base, i);
+        if (!PyFloat_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "pair_derivations: base must hold floats");
+            goto error;
+        }
+        v[i] = PyFloat_AS_DOUBLE(item);
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        double a = v[i];
+        for (Py_ssize_t j = i + 1; j < k; j++) {
+            double b = v[j], found[6];
+            int m = 0;
+            found[m++] = a + b;
+            found[m++] = b - a;
+            if (a != 0.0) { /* ``if a:`` (NaN is true) */
+                found[m++] = b / a * 100;
+                found[m++] = (b - a) / a * 100;
+            }
+            if (b != 0.0) {
+                found[m++] = a / b * 100;
+                found[m++] = (b - a) / b * 100;
+            }
+            for (int q = 0; q < m; q++) {
+                PyObject *f = PyFloat_FromDouble(found[q]);
+                if (f == NULL) goto error;
+                int r = PyList_Append(out, f);
+                Py_DECREF(f);
+                if (r < 0) goto error;
+            }
+        }
+    }
+    if (v != small) PyMem_Free(v);
+    Py_RETURN_NONE;
+error:
+    if (v != small) PyMem_Free(v);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"numbers", (PyCFunction)(void (*)(void))numbers, METH_FASTCALL,
      "numbers(text, num_type, unit_words, approx_words) -> list of num_type tuples."},
@@ -1054,6 +1315,10 @@ static PyMethodDef methods[] = {
      "ground_add(ground, text, add_token) -> None; adds the text's folded locations."},
     {"loose", (PyCFunction)(void (*)(void))loose, METH_FASTCALL,
      "loose(nums, memo, grounds) -> the numbers that are no estimate, year or grounded figure."},
+    {"grounded_loose", (PyCFunction)(void (*)(void))grounded_loose, METH_FASTCALL,
+     "grounded_loose(nums, material, memo) -> loose(nums, memo, material.grounds), grounded here."},
+    {"pair_derivations", (PyCFunction)(void (*)(void))pair_derivations, METH_FASTCALL,
+     "pair_derivations(base, out) -> None; appends the pairwise sums, differences, ratios."},
     {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
     {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},

@@ -273,23 +273,93 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         return
     low = text.lower()
     stems: list[int] = []
+    viable = False  # some stem passes the test of a form below
     for stem_ in _MONTH_STEMS:
         i = low.find(stem_)
         while i >= 0:
-            stems.append(i)
+            # a named date opens with ``\\b`` at its stem (a letter): the
+            # character before is none or a non-word one; elsewhere its
+            # match attempt fails, so it is not made
+            before = low[i - 1] if i else ""
+            if not (before.isalnum() or before == "_"):
+                stems.append(i)
+                viable = (
+                    viable or _named_from(low, i) or (before.isspace() and _day_before(low, i - 1))
+                )
             i = low.find(stem_, i + 1)
-    if not stems:
-        return  # both forms hold a month stem
+    if not viable:
+        return  # no stem at a word start has what either form needs around it
     yield from tried_at(_DATE_NAMED_LOW, low, stems)
     yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+
+
+# Both tests below read lowered ASCII text, where ``\\s`` is ``str.isspace``,
+# ``\\d`` is ``str.isdecimal`` and ``[a-z]`` is the lowercase letters. Each is a
+# necessary condition for a match of its form at that stem, so a text none of
+# whose stems passes either holds no named or day-first date.
+
+
+def _named_from(low: str, i: int) -> bool:
+    """A named date with its month at ``i`` needs ``stem[a-z]{0,6}\\.?\\s+\\d``:
+    the letters end within six of the stem (a longer run has a letter where the
+    dot or the space must be, however the month is cut back), then an optional
+    dot, whitespace and a digit."""
+    n = len(low)
+    j = i + 3
+    stop = min(n, j + 6)
+    while j < stop and "a" <= low[j] <= "z":
+        j += 1
+    if j < n and "a" <= low[j] <= "z":
+        return False
+    if j < n and low[j] == ".":
+        j += 1
+    if j >= n or not low[j].isspace():
+        return False
+    while j < n and low[j].isspace():
+        j += 1
+    return j < n and low[j].isdecimal()
+
+
+def _day_before(low: str, k: int) -> bool:
+    """A day-first date with its month right after the whitespace ending at
+    ``k`` needs ``\\d(?:st|nd|rd|th)?\\s+(?:of\\s+)?`` before it: reading back over
+    the whitespace, a day (a digit, or a digit and a suffix), or "of" after
+    whitespace and a day before that."""
+    while k >= 0 and low[k].isspace():
+        k -= 1
+    if _day_at(low, k):
+        return True
+    if k >= 2 and low[k - 1 : k + 1] == "of" and low[k - 2].isspace():
+        k -= 2
+        while k >= 0 and low[k].isspace():
+            k -= 1
+        return _day_at(low, k)
+    return False
+
+
+def _day_at(low: str, k: int) -> bool:
+    """A day (``\\d``, with an ordinal suffix or not) ends at ``k``."""
+    if k < 0:
+        return False
+    if low[k].isdecimal():
+        return True
+    return k >= 2 and low[k - 1 : k + 1] in ("st", "nd", "rd", "th") and low[k - 2].isdecimal()
 
 
 _ANY_DIGIT = re.compile(r"\d")
 
 
+def _has_digit(text: str) -> bool:
+    """``_ANY_DIGIT.search(text) is not None``; on ASCII text (where ``\\d`` is
+    0-9) ten ``in`` tests at memchr speed instead of a class scan."""
+    if not text.isascii():
+        return _ANY_DIGIT.search(text) is not None
+    return any(digit in text for digit in "0123456789")
+
+
 def dates(text: str) -> list[DateClaim]:
     found: list[DateClaim] = []
-    if _ANY_DIGIT.search(text) is None:
+    if not _has_digit(text):
         return found  # every form holds a day (or a year) in digits
     for m in _named_date_matches(text):
         day = int(m.group("day"))
@@ -304,18 +374,39 @@ def dates(text: str) -> list[DateClaim]:
                     m.end(),
                 )
             )
-    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text) if "-" in text else ():
+    for m in _DIGIT_STARTS.finditer(_DATE_ISO, text) if _digit_sign_digit(text, "-") else ():
         mon, day = int(m.group("mon")), int(m.group("day"))
         if 1 <= mon <= 12 and 1 <= day <= 31:
             found.append(DateClaim(int(m.group("year")), mon, day, m.start(), m.end()))
     return found
 
 
+def _digit_sign_digit(text: str, sign: str, most: int = 64) -> bool:
+    """Whether ``text`` may hold ``\\d`` + ``sign`` + ``\\d`` (``re``'s ``\\d`` is
+    ``str.isdecimal``).
+
+    Every clock time holds ``\\d:\\d`` and every ISO date ``\\d-\\d``, while a
+    colon or a dash mostly follows a word ("Error: ...", "- item"): testing the
+    few signs with ``str.find`` costs far less than the pattern tried at every
+    digit. After ``most`` signs it answers True and leaves the text to the
+    scan, so the test stays cheap on sign-heavy text."""
+    i = text.find(sign)
+    seen = 0
+    while i >= 0:
+        if i and text[i - 1].isdecimal() and text[i + 1 : i + 2].isdecimal():
+            return True
+        seen += 1
+        if seen >= most:
+            return True
+        i = text.find(sign, i + 1)
+    return False
+
+
 def times(text: str) -> list[tuple[int, int, int, int]]:
     """``(hour24, minute, start, end)`` for clock times; am/pm folded to 24h."""
     out: list[tuple[int, int, int, int]] = []
-    if ":" not in text:
-        return out  # every clock time holds a colon
+    if not _digit_sign_digit(text, ":"):
+        return out  # every clock time holds "\\d:\\d"
     for m in _DIGIT_STARTS.finditer(_TIME, text):
         h, mi = int(m.group("h")), int(m.group("m"))
         if h > 23 or mi > 59:
@@ -381,12 +472,16 @@ class Material:
         input_text = input_text[:MATERIAL_CAP]
         m = _ASK_PREFIX.match(input_text)
         source = input_text[m.end() :] if m else input_text
-        more = "\n".join(x for x in extra if x)[:MATERIAL_CAP]
+        more = "\n".join([x for x in extra if x])[:MATERIAL_CAP]
         text = f"{input_text}\n{more}" if more else input_text
         # Absence-based signals ("appears nowhere in the material") only mean
         # something when source material was supplied, not a one-line ask.
-        lines = sum(1 for line in input_text.splitlines() if line.strip())
-        has_source = bool(more.strip()) or (m is not None and bool(source.strip())) or lines >= 3
+        # (The non-blank lines are counted only when the rest does not decide.)
+        has_source = (
+            bool(more.strip())
+            or (m is not None and bool(source.strip()))
+            or sum(1 for line in input_text.splitlines() if line.strip()) >= 3
+        )
         return cls(text, f"{source}\n{more}" if more else source, has_source)
 
     @_once
@@ -424,13 +519,10 @@ class Material:
         base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
         total = sum(n.value for n in self.nums if not n.pct and n.unit is None)
         out = [total]
-        for i, a in enumerate(base):
-            for b in base[i + 1 :]:
-                out += [a + b, b - a]
-                if a:
-                    out += [b / a * 100, (b - a) / a * 100]
-                if b:
-                    out += [a / b * 100, (b - a) / b * 100]
+        if _pair_derivations is not None:
+            _pair_derivations(base, out)  # the compiled loop: up to 48²/2 pairs
+        else:
+            _pair_derivations_reference(base, out)
         return out
 
     @_once
@@ -481,6 +573,25 @@ class Material:
         if n.scaled >= 1000 and _within(vals, n.scaled, 0.05 * n.scaled):
             return True  # "2.9M" for 2,914,377
         return _within(self.sorted_derived, n.scaled, tol)
+
+
+def _pair_derivations_reference(base: list[float], out: list[float]) -> None:
+    """Append each pair's sum, difference and percentage ratios (``a`` before
+    ``b`` in ``base``): :meth:`Material.derived`'s loop, the reference the
+    kernel's ``pair_derivations`` must equal."""
+    for i, a in enumerate(base):
+        for b in base[i + 1 :]:
+            out += [a + b, b - a]
+            if a:
+                out += [b / a * 100, (b - a) / a * 100]
+            if b:
+                out += [a / b * 100, (b - a) / b * 100]
+
+
+# The compiled loop; None with an older build of the kernel (or none).
+_pair_derivations: Callable[[list[float], list[float]], None] | None = getattr(
+    _numkernel, "pair_derivations", None
+)
 
 
 # -- signal tables -----------------------------------------------------------
@@ -580,7 +691,7 @@ _FAILURE_EVIDENCE: tuple[tuple[re.Pattern[str], str], ...] = (
 # every character; a literal test skips the ones that cannot match.
 _FAILURE_GATES: tuple[tuple[tuple[str, ...], bool], ...] = (
     (("false",), True),
-    (("error",), True),
+    (('"error"',), True),
     ((" fail", " error"), True),
     (("FAILED",), False),
     (("status", "state", "result"), True),
@@ -714,6 +825,11 @@ _BOOL_DEFAULT = re.compile(
 # possessive run in _BOOL_ASSIGN is).
 _ASSIGN_BEFORE = re.compile(r"\s*\"?([\w.-]+)")
 _ASSIGN_SIGN = re.compile(r"[:=]")
+# What _BOOL_ASSIGN needs right after its sign. A match from a run reaches
+# exactly the sign that run was read back from (the run is maximal, then an
+# optional quote, spaces, the sign), so a sign not followed by this starts no
+# match, and its run is not listed.
+_VALUE_AFTER = re.compile(r"\s*\"?(?:true|false|on|off|enabled|disabled)\b", re.I)
 
 
 class _AssignStarts:
@@ -738,8 +854,11 @@ class _AssignStarts:
         if ":" in text or "=" in text:
             n = len(text)
             rev = text[::-1]
-            for sign in _ASSIGN_SIGN.finditer(text):
-                before = _ASSIGN_BEFORE.match(rev, n - sign.start())
+            value_after = _VALUE_AFTER.match
+            for sign in _sign_positions(text):
+                if value_after(text, sign + 1) is None:
+                    continue  # the only match that could use this sign fails
+                before = _ASSIGN_BEFORE.match(rev, n - sign)
                 if before is not None:
                     runs.append(n - before.end(1))
         self._runs = runs
@@ -756,10 +875,28 @@ class _AssignStarts:
         return None
 
 
+def _sign_positions(text: str) -> list[int]:
+    """``[m.start() for m in _ASSIGN_SIGN.finditer(text)]``: every ``:`` and
+    ``=``, ascending, found by ``str.find`` (a one-character class gives
+    ``re`` no prefix to skip by, so its scan stepped through every character)."""
+    found: list[int] = []
+    for sign in ":=":
+        i = text.find(sign)
+        while i >= 0:
+            found.append(i)
+            i = text.find(sign, i + 1)
+    found.sort()
+    return found
+
+
 def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
     """(key, value) of every flag the text sets, form by form, in text order."""
-    for m in _BOOL_OBJECT.finditer(text):
-        yield m.group("key"), m.group("val")
+    # an object form holds '"enabled"' (re.I: on ASCII text, exactly when
+    # the lowered text does); its search runs the matcher at every quote
+    low = text.lower() if text.isascii() else None
+    if low is None or '"enabled"' in low:
+        for m in _BOOL_OBJECT.finditer(text):
+            yield m.group("key"), m.group("val")
     pos = 0
     starts = _AssignStarts(text)
     while (
@@ -776,7 +913,7 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
         pos = found.end()
     # every match holds "(default:" (re.I: on ASCII text, exactly when the
     # lowered text does); the search runs the matcher at every character
-    if not text.isascii() or "(default:" in text.lower():
+    if low is None or "(default:" in low:
         for m in _BOOL_DEFAULT.finditer(text):
             yield m.group("key"), m.group("val")
 
@@ -839,6 +976,19 @@ _INCLUSIVE_SOURCE = LinearPattern(
         re.I,
     )
 )
+# What each _INCLUSIVE_SOURCE form holds, on lowered ASCII text (where re.I
+# and lowering agree, and "≥" cannot occur): "or" then its comparative, "at
+# least", or ">=". The RE2 search (its stand-in text built first) is run only
+# when one of them is there: "no such file or directory" has " or " but no
+# threshold.
+_OR_MORE = re.compile(r"or\s+(?:more|above|greater|higher|over)\b")
+
+
+def _inclusive_possible(low: str) -> bool:
+    """Whether lowered ASCII ``low`` holds what some inclusive threshold needs."""
+    return "at least" in low or ">=" in low or _OR_MORE.search(low) is not None
+
+
 _EXCLUSIVE_CLAIM = re.compile(
     r"\b(?:above|over|more than|greater than|exceeds?|exceeding|"
     r"past)\s+\$?(?P<n>\d[\d,]*(?:\.\d+)?)",
@@ -984,6 +1134,41 @@ _TABLE_CSV = LinearPattern(
 _TABLE_PIPE = LinearPattern(
     re.compile(r"^\s*\|\s*(?P<label>[A-Za-z][\w .'&-]{0,40}?)\s*\|(?P<rest>[^\n]*\d[^\n]*)$", re.M)
 )
+# A _TABLE_CSV match runs from a line start to its comma over \s, the label
+# class and \s again: all in this class. Read on the reversed text from just
+# before a comma, it gives the start of the longest such stretch.
+_CSV_BACK = re.compile(r"[\w .'&\s-]*")
+
+
+def _csv_row_possible(text: str, most: int = 32) -> bool:
+    """Whether some comma of ``text`` could end a CSV row's label.
+
+    A match's start is a line start (the text start or just after a newline)
+    and everything from there to its comma is in ``_CSV_BACK``'s class, which
+    holds the newline but not what precedes the stretch: so the stretch
+    before that comma starts the text or holds a newline. A JSON line such as
+    ``{"ok": true, "rows": 3}`` has neither before its comma, and the RE2
+    search (with its stand-in text) is skipped. Past ``most`` commas the
+    answer is True: the search then decides, so this stays linear."""
+    n = len(text)
+    rev: str | None = None
+    c = text.find(",")
+    seen = 0
+    while c >= 0:
+        seen += 1
+        if seen > most:
+            return True
+        if rev is None:
+            rev = text[::-1]
+        back = _CSV_BACK.match(rev, n - c)
+        assert back is not None  # a starred class always matches
+        b = n - back.end()
+        if b == 0 or "\n" in text[b:c]:
+            return True
+        c = text.find(",", c + 1)
+    return False
+
+
 _CLAUSE_STOP = re.compile(r"[,.;:—()\n]| with | and | while | but ")
 
 
@@ -1323,6 +1508,8 @@ def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
     if not any(k in mat.lower for k in (" or ", "at least", "≥", ">=")):
         return
+    if mat.text.isascii() and not _inclusive_possible(mat.lower):
+        return
     inclusive: set[float] = set()
     for found in _INCLUSIVE_SOURCE.finditer(mat.text):
         raw = found.group("n") or found.group("n2") or found.group("n3")
@@ -1421,8 +1608,8 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
                 f"{written} appears nowhere in the material",
             )
     bound: dict[str, set[str]] = {}
-    if not _DIGIT_DOT_DIGIT.search(mat.text):
-        return  # every bound version has a dotted number
+    if not _digit_sign_digit(mat.text, "."):
+        return  # every bound version has a dotted number (``\d\.\d``)
     for found in _VERSION_BOUND_SOURCE.finditer(mat.text):
         bound.setdefault(found.group("name").lower(), set()).add(found.group("ver"))
     if not bound:
@@ -1478,6 +1665,8 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
     # a CSV row holds a comma and a pipe row a pipe: skip a scan that cannot match
     for rx, sep in ((_TABLE_CSV, ","), (_TABLE_PIPE, "|")):
         if sep not in mat.source:
+            continue
+        if sep == "," and not _csv_row_possible(mat.source):
             continue
         for row in rx.finditer(mat.source):
             vals = {n.value for n in numbers(row.group("rest"))}
@@ -1542,11 +1731,21 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
 def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
     """``[n for n in out_nums if not n.approx and not _is_year(n) and not
     mat.grounds_once(n)]``: an output holds dozens of figures, and two Python
-    calls each were a tenth of the rule. The compiled loop when it is built
-    (grounding itself stays in Python)."""
+    calls each were a tenth of the rule. The compiled loop when it is built,
+    with :meth:`Material.grounds` done in C as well (a Python call per
+    distinct figure was most of the loop's remaining cost)."""
+    if _grounded_loose is not None:
+        return _grounded_loose(out_nums, mat, mat._grounded)
     if _numkernel is not None:
         return _numkernel.loose(out_nums, mat._grounded, mat.grounds)
     return _loose_reference(out_nums, mat)
+
+
+# The kernel's loop with grounding compiled too; None with an older build of
+# the kernel (or none), and then ``loose`` or the reference runs instead.
+_grounded_loose: Callable[[list[Num], Material, dict[Any, bool]], list[Num]] | None = getattr(
+    _numkernel, "grounded_loose", None
+)
 
 
 def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:

@@ -81,6 +81,7 @@ date_pieces = st.sampled_from(
     [
         "Sep", "sept", "September", "MAR", "may", "Dec.", "1", "12", "31", "2026", "-", "09",
         "2026-09-01", "st", "th", "of ", " ", ", ", "\n", "\u212a", "ſ", "İ", "é", "x",
+        "nd", "rd", "\t", "\x0b", "\x1c", "_", "Januaryy", "marchx", "of", "ofx ", ".",
     ]
 )  # fmt: skip
 
@@ -90,6 +91,46 @@ date_pieces = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 def test_dates_equal_the_plain_patterns(text: str) -> None:
     assert hg.dates(text) == _plain_dates(text)
+
+
+@given(st.text(alphabet="Sepmarjunofst 1209-.,\t\n\x1c_x", max_size=40))
+@example("x 2 of\x1c sept 3")
+@example("the 2nd\tof  Jan. 5")
+@settings(max_examples=1500, deadline=None)
+def test_dates_equal_the_plain_patterns_near_their_stems(text: str) -> None:
+    """The stem tests of ``_named_date_matches`` (what a named or day-first
+    date needs around its month) never skip a text that holds one."""
+    assert hg.dates(text) == _plain_dates(text)
+
+
+def _plain_times(text: str) -> list[tuple[int, int, int, int]]:
+    """``times`` as first written: the pattern's plain finditer."""
+    out: list[tuple[int, int, int, int]] = []
+    for m in hg._TIME.finditer(text):
+        h, mi = int(m.group("h")), int(m.group("m"))
+        if h > 23 or mi > 59:
+            continue
+        ap = (m.group("ap") or "").lower()
+        if ap == "p" and h < 12:
+            h += 12
+        elif ap == "a" and h == 12:
+            h = 0
+        out.append((h, mi, m.start(), m.end()))
+    return out
+
+
+@given(st.text(alphabet="0123459:. apmAPM\n٣x", max_size=40))
+@example("Error: at 4:30 PM and 14:30")
+@example("a:" * 70 + " 12:30")  # past the sign cap the scan decides
+@settings(max_examples=1500, deadline=None)
+def test_times_equal_the_plain_pattern(text: str) -> None:
+    assert hg.times(text) == _plain_times(text)
+
+
+@given(st.text(alphabet=":=ab \n", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_sign_positions_are_the_sign_pattern_matches(text: str) -> None:
+    assert hg._sign_positions(text) == [m.start() for m in hg._ASSIGN_SIGN.finditer(text)]
 
 
 def _plain_booleans(out: str, mat: hg.Material) -> list[hg.Signal]:
@@ -206,3 +247,38 @@ def test_assign_starts_search_is_the_plain_search(text: str) -> None:
     for pos in range(len(text) + 1):
         got, want = starts.search(pos), hg._BOOL_ASSIGN.search(text, pos)
         assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups()))
+
+
+row_pieces = st.sampled_from(
+    [
+        "Berlin", "a b", " ", ",", "\n", "\r\n", "\t", "\x0b", "\u2003", "1", "214", "{", '"',
+        ":", "'", "&", "-", ".", "_", "é", "x",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(row_pieces, max_size=30).map("".join))
+@example('{"ok": true, "rows": 3}\nBerlin, 214')
+@example("x:\u2003\nBerlin , 5")
+@example(",1" * 40)  # past the comma cap the search decides
+@settings(max_examples=1500, deadline=None)
+def test_the_csv_gate_never_skips_a_row(text: str) -> None:
+    if not hg._csv_row_possible(text):
+        assert list(hg._TABLE_CSV.finditer(text)) == []
+
+
+threshold_pieces = st.sampled_from(
+    [
+        "5", "$50", "1,000", " ", "\t", "\n", "\x0b", "or", "OR", " or ", "more", "Above",
+        "greater", "higher", "over", "overt", "at least", "AT LEAST", ">=", "x", "no such file",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(threshold_pieces, max_size=20).map("".join))
+@example("$50 or more")
+@example("5\x0bOR\tHIGHER")
+@settings(max_examples=1500, deadline=None)
+def test_the_inclusive_gate_never_skips_a_threshold(text: str) -> None:
+    if not hg._inclusive_possible(text.lower()):
+        assert list(hg._INCLUSIVE_SOURCE.finditer(text)) == []

@@ -41,7 +41,10 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\
 
 def non_empty_output(ctx: EvalContext) -> Outcome:
     """Empty to a reader: whitespace and invisible format characters only."""
-    n = len(ctx.output.translate(_INVISIBLE).strip())
+    out = ctx.output
+    # the invisible characters are all non-ASCII: ASCII text needs no
+    # translate pass (a per-character dict lookup over the whole output)
+    n = len(out.strip() if out.isascii() else out.translate(_INVISIBLE).strip())
     ok = n > 0
     return Outcome(
         passed=ok,
@@ -121,7 +124,7 @@ def _prefixes(ws: AbstractSet[str]) -> set[str]:
 
 def ask_coverage(ctx: EvalContext) -> Outcome:
     ask = ctx.input or ""
-    if not ctx.output.strip():
+    if not ctx.output or ctx.output.isspace():  # ``not output.strip()``, no copy
         return skip("empty output (non_empty_output judges it)", saw=("output", "input"))
     if len(ask) > 1500:
         return skip(
@@ -267,6 +270,14 @@ _REFUSAL = re.compile(
 _AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I)
 
 
+# The compiled letter-run and repeated-sentence counts
+# (evaluators/rules/_saykernel.c); absent when the extension was not built,
+# and then the Python references below run.
+try:
+    from evaluators.rules import _saykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _saykernel = None  # type: ignore[assignment]
+
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # compiled once: a module-level re.search looks its pattern up on every call
 _WORD_CHAR = re.compile(r"\w")
@@ -302,6 +313,14 @@ def _sentence_repetition(
 
 
 def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+    """``_most_repeated_py(body, spans)``: by the C kernel when it was built,
+    which hashes the stripped sentences in place instead of slicing each."""
+    if _saykernel is not None:
+        return _saykernel.most_repeated(body, spans)
+    return _most_repeated_py(body, spans)
+
+
+def _most_repeated_py(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
     """The sentence of three words or more (stripped, lowered) that occurs most
     often, the first such on a tie, with its count; ``("", 0)`` when none.
 
@@ -348,13 +367,6 @@ def _letter_runs(low: str) -> list[str]:
         return low.translate(_NOT_LETTER_RUN).split()
     return re.findall(r"[a-z']+", low)
 
-
-# The compiled letter-run counts (evaluators/rules/_saykernel.c); absent when
-# the extension was not built, and then the reference below runs.
-try:
-    from evaluators.rules import _saykernel
-except ImportError:  # pragma: no cover - depends on the build
-    _saykernel = None  # type: ignore[assignment]
 
 _LOREM_WORDS = tuple(sorted(_LOREM))
 

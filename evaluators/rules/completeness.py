@@ -122,6 +122,56 @@ def _prefixes(ws: AbstractSet[str]) -> set[str]:
     return set(map(_FIRST4, ws))
 
 
+class _Vocabulary:
+    """A word set, with its stems and four-letter prefixes built on first
+    need: a part's terms are mostly found among the words themselves, and
+    the two derived sets cost a pass over every word of the output."""
+
+    __slots__ = ("_prefixes", "_stems", "words")
+
+    def __init__(self, ws: AbstractSet[str]) -> None:
+        self.words = ws
+        self._stems: set[str] | None = None
+        self._prefixes: set[str] | None = None
+
+    def stems(self) -> set[str]:
+        if self._stems is None:
+            self._stems = _stem_set(self.words)
+        return self._stems
+
+    def prefixes(self) -> set[str]:
+        if self._prefixes is None:
+            self._prefixes = _prefixes(self.words)
+        return self._prefixes
+
+
+def _engages(terms: list[str], vocab: _Vocabulary) -> bool:
+    """``asks.engaged_terms(terms, vocab.words, vocab.stems(), vocab.prefixes())
+    >= 2``. Each distinct term counts once, whichever test finds it, so the
+    terms found among the words are counted first, and the stem and prefix
+    sets are only built when those are fewer than two."""
+    distinct = set(terms)
+    found = distinct & vocab.words
+    if len(found) >= 2:
+        return True
+    hit = len(found)
+    for t in distinct - found:
+        if stem(t) in vocab.stems() or (len(t) >= 4 and t[:4] in vocab.prefixes()):
+            hit += 1
+            if hit >= 2:
+                return True
+    return False
+
+
+def _tool_vocabulary(steps: tuple[Step, ...]) -> _Vocabulary:
+    """The words of the tool calls: name, input and output, each text capped
+    at 4000 characters."""
+    tool_words: set[str] = set()
+    for st in steps:
+        tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
+    return _Vocabulary(tool_words)
+
+
 def ask_coverage(ctx: EvalContext) -> Outcome:
     ask = ctx.input or ""
     if not ctx.output or ctx.output.isspace():  # ``not output.strip()``, no copy
@@ -134,28 +184,30 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     meas = [p for p in parts if asks.measurable(p)]
     if len(meas) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
-    out_words = ctx.output_word_set
-    out_stems = _stem_set(out_words)
-    out_prefixes = _prefixes(out_words)
-    # only "40 words or more?" is asked: a split capped at 39 cuts has 40
-    # pieces exactly when the whole split has 40 or more
-    long_output = len(ctx.output.split(None, 39)) >= 40
-    tool_words: set[str] = set()
-    for st in ctx.steps:
-        tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
-    tool_stems = _stem_set(tool_words)
-    tool_prefixes = _prefixes(tool_words)
+    out_vocab = _Vocabulary(ctx.output_word_set)
+    # The output length and the tool calls' words are only read for a part
+    # the output does not answer, and most parts are answered: each is
+    # worked out on first need (tool words: a words() pass over up to 8 KB
+    # of every call) and kept for the other parts.
+    long_output: bool | None = None
+    tool_vocab: _Vocabulary | None = None
     uncovered: list[asks.AskPart] = []
     by_tool = 0
     for p in meas:
         terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
-        if asks.engaged_terms(terms, out_words, out_stems, out_prefixes) >= 2:
+        if _engages(terms, out_vocab):
             continue
         if asks.mirrors_marker(p.marker, ctx.output):
             continue
+        if long_output is None:
+            # only "40 words or more?" is asked: a split capped at 39 cuts
+            # has 40 pieces exactly when the whole split has 40 or more
+            long_output = len(ctx.output.split(None, 39)) >= 40
         if long_output and asks.is_produce(p):
             continue
-        if tool_words and asks.engaged_terms(terms, tool_words, tool_stems, tool_prefixes) >= 2:
+        if tool_vocab is None:
+            tool_vocab = _tool_vocabulary(ctx.steps)
+        if tool_vocab.words and _engages(terms, tool_vocab):
             by_tool += 1
             continue
         uncovered.append(p)
@@ -402,6 +454,13 @@ def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
     return a in o and len(o) <= 1.2 * len(a)
 
 
+def _ask_needs_more(ask_words: list[str], ask: str) -> bool:
+    """The ask wants more than an acknowledgement: two distinct content
+    terms or more, and no yes/no question."""
+    ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
+    return len(set(ask_terms)) >= 2 and not _YES_NO_ASK.match(ask)
+
+
 def says_something(ctx: EvalContext) -> Outcome:
     out = ctx.output
     stripped = out.strip()
@@ -420,15 +479,14 @@ def says_something(ctx: EvalContext) -> Outcome:
         or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
     ):
         shape = "placeholder"
-    ask_words = ctx.input_words
-    ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
-    ask_needs_more = len(set(ask_terms)) >= 2 and not _YES_NO_ASK.match(ask)
+    # the ask is read only for a short output: the acknowledgement test
     if (
         shape is None
         and 0 < n_toks <= 12
-        and ask_needs_more
+        and _ask_needs_more(ctx.input_words, ask)
         and all(t in _ACK for t in _letter_runs(low))
     ):
+        ask_words = ctx.input_words
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
         writes = bool(_WRITE_ASK.search(ask)) and not ctx.steps

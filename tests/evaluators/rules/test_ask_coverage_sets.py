@@ -56,3 +56,12 @@ def test_capped_splits_count_as_the_whole_split(text: str) -> None:
     n = len(text.split())
     assert (len(text.split(None, 39)) >= 40) == (n >= 40)
     assert (len(text.split(None, 25)) <= 25) == (n <= 25)
+
+
+@given(word_sets, st.lists(word, max_size=10))
+@settings(max_examples=300, deadline=None)
+def test_engages_is_two_engaged_terms_or_more(ws: frozenset[str], terms: list[str]) -> None:
+    """The lazily built stems and prefixes, and the early stop at two, give
+    the answer of counting every term against the full sets."""
+    full = asks.engaged_terms(terms, ws, c._stem_set(ws), c._prefixes(ws))
+    assert c._engages(terms, c._Vocabulary(ws)) == (full >= 2)

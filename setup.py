@@ -9,7 +9,8 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/text/_scankernel.c``: the detectors' literal scans (gates and start places).
 * ``evaluators/rules/_numkernel.c``: the grounded rules' scans (figures, locations, files).
 * ``evaluators/detectors/_piikernel.c``: the no_pii detector's candidate scans.
-* ``evaluators/rules/_saykernel.c``: says_something's letter-run counts.
+* ``evaluators/rules/_saykernel.c``: says_something's letter-run and repeated-sentence counts.
+* ``evaluators/rules/_argkernel.c``: valid_tool_arguments' plain schema check.
 """
 
 from setuptools import Extension, setup
@@ -27,5 +28,6 @@ setup(
         _ext("evaluators.rules._numkernel", "evaluators/rules/_numkernel.c"),
         _ext("evaluators.detectors._piikernel", "evaluators/detectors/_piikernel.c"),
         _ext("evaluators.rules._saykernel", "evaluators/rules/_saykernel.c"),
+        _ext("evaluators.rules._argkernel", "evaluators/rules/_argkernel.c"),
     ]
 )

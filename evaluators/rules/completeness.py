@@ -687,7 +687,26 @@ _PLAIN_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _plainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
+# The compiled plain check (evaluators/rules/_argkernel.c); absent when the
+# extension was not built, and then the reference below runs.
+try:
+    from evaluators.rules import _argkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _argkernel = None  # type: ignore[assignment]
+
+
+def _plainly_valid(schema: Any, value: Any) -> bool:
+    """``_plainly_valid_py(schema, value)``: by the C kernel when it was
+    built (the check runs for every checked tool call); the kernel leaves a
+    schema built of dict, list or str subclasses to the reference (None)."""
+    if _argkernel is not None:
+        got = _argkernel.plainly_valid(schema, value, _PLAIN_KEYWORDS)
+        if got is not None:
+            return got
+    return _plainly_valid_py(schema, value)
+
+
+def _plainly_valid_py(schema: Any, value: Any, depth: int = 0) -> bool:
     """Whether ``value`` certainly validates against ``schema`` (an already
     checked schema). Why: jsonschema's ``iter_errors`` + ``best_match`` cost
     tens of µs per call, and catalogue schemas are nearly always a few typed
@@ -730,7 +749,7 @@ def _plainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
     if extra is not True and (extra is not False or any(k not in props for k in value)):
         return False
     for k, sub in props.items():
-        if k in value and not _plainly_valid(sub, value[k], depth + 1):
+        if k in value and not _plainly_valid_py(sub, value[k], depth + 1):
             return False
     return True
 

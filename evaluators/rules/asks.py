@@ -236,17 +236,32 @@ _LEAD_WORD = {w: LinearPattern(re.compile(rf"^\W*{w}\b", re.I | re.M)) for w in 
 _LETTER_NUM = {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 
 
-def mirrors_marker(marker: str | None, output: str) -> bool:
-    """The output repeats the part's numbering ("(2)", "2.", "Second,")."""
+def mirrors_marker(marker: str | None, output: str, low: str | None = None) -> bool:
+    """The output repeats the part's numbering ("(2)", "2.", "Second,").
+
+    ``low`` is ``output.lower()`` when the caller has it. Then, on ASCII
+    output and an ASCII marker, a search runs only when the lowered output
+    holds what it must match (the marker before ``)``, ``.`` or ``:``, the
+    ordinal word): ``re.I`` on ASCII text is a lowered comparison, and the
+    ordinal-word search runs RE2 over a stand-in copy of the whole output."""
     if not marker:
         return False
+    # the lowered output when the substring tests below may stand for re.I
+    ascii_low = low if low is not None and output.isascii() and marker.isascii() else None
     if marker in _ORDINALS:
+        if ascii_low is not None and marker not in ascii_low:
+            return False
         return re.search(rf"\b{marker}\b", output, re.I) is not None
     esc = re.escape(marker)
-    if re.search(rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M):
+    m = marker.lower()
+    if (ascii_low is None or any(m + c in ascii_low for c in ").:")) and re.search(
+        rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M
+    ):
         return True
     word = _ORD_WORD.get(_LETTER_NUM.get(marker, marker))
-    return bool(word and _LEAD_WORD[word].search(output))
+    if not word or (ascii_low is not None and word not in ascii_low):
+        return False
+    return bool(_LEAD_WORD[word].search(output))
 
 
 def engaged_terms(

@@ -197,7 +197,7 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
         terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
         if _engages(terms, out_vocab):
             continue
-        if asks.mirrors_marker(p.marker, ctx.output):
+        if asks.mirrors_marker(p.marker, ctx.output, ctx.output_lower):
             continue
         if long_output is None:
             # only "40 words or more?" is asked: a split capped at 39 cuts
@@ -247,6 +247,7 @@ _ARTEFACTS = frozenset(
         "none",
     }
 )
+_ARTEFACT_MAX = max(map(len, _ARTEFACTS))
 _LOREM = frozenset(
     [
         "lorem",
@@ -447,8 +448,13 @@ def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
     those alone are over the length bound it cannot pass, and the collapsed
     copy of a long output is never built. ``nonspace`` is
     ``_non_space_count(low)`` when the caller has counted it."""
+    nonspace = _non_space_count(low) if nonspace is None else nonspace
+    # the collapsed ASCII ask is no longer than the ask (lower() keeps ASCII
+    # lengths), so the bound holds for it too and it need not be built
+    if ask.isascii() and nonspace > 1.2 * len(ask):
+        return False
     a = " ".join(ask.lower().split())
-    if (_non_space_count(low) if nonspace is None else nonspace) > 1.2 * len(a):
+    if nonspace > 1.2 * len(a):
         return False
     o = " ".join(low.split())
     return a in o and len(o) <= 1.2 * len(a)
@@ -467,7 +473,9 @@ def says_something(ctx: EvalContext) -> Outcome:
     if not stripped:
         return skip("empty output (non_empty_output judges it)", saw=("output",))
     ask = ctx.input or ""
-    whole = span("output", len(out) - len(out.lstrip()), len(out.rstrip()), "the whole output")
+    # out is blanks, stripped, blanks: its rstrip() ends where stripped does
+    lead = len(out) - len(out.lstrip())
+    whole = span("output", lead, lead + len(stripped), "the whole output")
     shape: str | None = None
     low = stripped.lower()
     # the letter runs are counted, not built: only a short output (the
@@ -475,7 +483,7 @@ def says_something(ctx: EvalContext) -> Outcome:
     n_toks, n_lorem, low_nonspace = _letter_stats(low)
     if (
         not _WORD_CHAR.search(stripped)
-        or low in _ARTEFACTS
+        or (len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS)  # no hash of a long output
         or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
     ):
         shape = "placeholder"

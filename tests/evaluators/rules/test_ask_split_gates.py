@@ -112,3 +112,29 @@ def test_the_gates_and_bullets_agree_on_the_corpus_and_bench_asks() -> None:
 def test_bullets_are_found_in_linear_time() -> None:
     ask = "- a" + " \t" * 100_000 + "\n" + "- b" + " " * 100_000
     assert [p.text for p in asks.split_ask(ask)] == ["a", "b"]
+
+
+markers = st.sampled_from(
+    ["1", "2", "12", "a", "b", "e", "ii", "iv", "first", "second", "finally", "lastly", "then",
+     "٣", "A", "k", "s", "x"]
+)  # fmt: skip
+outputs = st.lists(
+    st.sampled_from(
+        ["1)", "1.", "2:", "(2)", "12.", "a)", "B.", "(b)", "E:", "ii)", "IV.", "٣.", "K)",
+         "\u212a)", "ſ.", "first", "FIRST", "Second,", "ſecond", "finally", "Lastly", "then",
+         "THEN", "fifth", " ", "\n", "\t", "(", "x", "word", "-", "**", "İ", "\u2003"]
+    ),
+    max_size=25,
+).map("".join)  # fmt: skip
+
+
+@given(markers, outputs)
+@example("2", "Second, the rest")
+@example("s", "ſ.")
+@settings(max_examples=3000, deadline=None)
+def test_mirrors_marker_with_the_lowered_output_is_unchanged(marker: str, output: str) -> None:
+    """The substring tests on the lowered output only skip searches that
+    cannot match."""
+    assert asks.mirrors_marker(marker, output, output.lower()) == asks.mirrors_marker(
+        marker, output
+    )

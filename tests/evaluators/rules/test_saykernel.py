@@ -237,3 +237,22 @@ def test_most_repeated_runs_the_kernel_when_built(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(c, "_saykernel", None)
     assert c._most_repeated(text, spans) == ("say it again.", 6)
     assert c._sentence_repetition(text, spans) == ("say it again.", 6)
+
+
+def _is_echo_as_first_written(ask: str, low: str) -> bool:
+    a = " ".join(ask.lower().split())
+    if c._non_space_count(low) > 1.2 * len(a):
+        return False
+    o = " ".join(low.split())
+    return a in o and len(o) <= 1.2 * len(a)
+
+
+@given(
+    st.text(alphabet="ab DO it.\nİ\u2003", max_size=40),
+    st.lists(rep_pieces, max_size=10).map("".join),
+)
+@settings(max_examples=500, deadline=None)
+def test_the_echo_bound_on_the_ask_changes_nothing(ask: str, text: str) -> None:
+    low = text.strip().lower()
+    for candidate in (low, ask.lower(), " ".join(ask.lower().split()) + " x"):
+        assert c._is_echo(ask, candidate) == _is_echo_as_first_written(ask, candidate)

@@ -123,40 +123,96 @@ def _prefixes(ws: AbstractSet[str]) -> set[str]:
 
 
 class _Vocabulary:
-    """A word set, with its stems and four-letter prefixes built on first
-    need: a part's terms are mostly found among the words themselves, and
-    the two derived sets cost a pass over every word of the output."""
+    """A word set, asked whether it holds a word with a given stem or
+    four-letter prefix. A part's terms are mostly found among the words
+    themselves, and the sets of every word's stem and prefix cost a pass
+    over all the words (a few hundred for an output, more for tool data), so
+    they are built only when asked, and mostly not at all: when the words
+    are lowercase ASCII, a word's stem and prefix are prefixes of it, and
+    one joined copy of the words answers both by a substring search."""
 
-    __slots__ = ("_prefixes", "_stems", "words")
+    __slots__ = ("_lines", "_prefixes", "_stems", "words")
+
+    # past this many words starting with a stem, the stem set is built
+    CANDIDATES = 64
 
     def __init__(self, ws: AbstractSet[str]) -> None:
         self.words = ws
         self._stems: set[str] | None = None
         self._prefixes: set[str] | None = None
+        self._lines: str | None = None
 
     def stems(self) -> set[str]:
+        """``{stem(w) for w in words}``."""
         if self._stems is None:
             self._stems = _stem_set(self.words)
         return self._stems
 
     def prefixes(self) -> set[str]:
+        """``_prefixes(words)``."""
         if self._prefixes is None:
             self._prefixes = _prefixes(self.words)
         return self._prefixes
+
+    def lines(self) -> str:
+        """Every word after a newline, or ``""`` when a word is not
+        lowercase ASCII or holds a newline (a line then need not be a word,
+        nor a stem a prefix of its word)."""
+        if self._lines is None:
+            joined = "\n" + "\n".join(self.words)
+            ok = (
+                joined.isascii()
+                and joined.count("\n") == len(self.words)
+                and joined == joined.lower()
+            )
+            self._lines = joined if ok else ""
+        return self._lines
+
+    def has_prefix(self, p: str) -> bool:
+        """``p in prefixes()`` for a four-character ``p``: some word starts
+        with it."""
+        lines = self.lines()
+        if not lines or "\n" in p:
+            return p in self.prefixes()
+        return "\n" + p in lines
+
+    def has_stem(self, s: str) -> bool:
+        """``s in stems()``: stem() only cuts a lowercase word's end, so the
+        words with stem ``s`` are among those starting with it."""
+        lines = self.lines()
+        if self._stems is not None or not lines or "\n" in s:
+            return s in self.stems()
+        cache = _STEMS
+        key = "\n" + s
+        at = lines.find(key)
+        for _ in range(self.CANDIDATES):
+            if at < 0:
+                return False
+            end = lines.find("\n", at + 1)
+            w = lines[at + 1 : end] if end >= 0 else lines[at + 1 :]
+            got = cache.get(w)
+            if got is None:
+                got = stem(w)
+                if len(cache) < _STEMS_MAX:
+                    cache[w] = got
+            if got == s:
+                return True
+            at = lines.find(key, at + 1)
+        return s in self.stems()
 
 
 def _engages(terms: list[str], vocab: _Vocabulary) -> bool:
     """``asks.engaged_terms(terms, vocab.words, vocab.stems(), vocab.prefixes())
     >= 2``. Each distinct term counts once, whichever test finds it, so the
-    terms found among the words are counted first, and the stem and prefix
-    sets are only built when those are fewer than two."""
+    terms found among the words are counted first, and the stems and
+    prefixes are only looked at when those are fewer than two."""
     distinct = set(terms)
     found = distinct & vocab.words
     if len(found) >= 2:
         return True
     hit = len(found)
     for t in distinct - found:
-        if stem(t) in vocab.stems() or (len(t) >= 4 and t[:4] in vocab.prefixes()):
+        if vocab.has_stem(stem(t)) or (len(t) >= 4 and vocab.has_prefix(t[:4])):
             hit += 1
             if hit >= 2:
                 return True

@@ -9,10 +9,11 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/text/_scankernel.c``: the detectors' literal scans (gates and start places).
 * ``evaluators/rules/_numkernel.c``: the grounded rules' scans (figures, locations, files).
 * ``evaluators/detectors/_piikernel.c``: the no_pii detector's candidate scans.
-* ``evaluators/rules/_saykernel.c``: says_something's letter-run counts.
 * ``evaluators/_resultkernel.c``: the engine's built-in rule result dicts.
 * ``evaluators/rules/_toolkernel.c``: the failure verdict of a string tool output.
 * ``evaluators/text/_matchkernel.c``: the injection phrase tier's backtracking matcher.
+* ``evaluators/rules/_saykernel.c``: says_something's letter-run and repeated-sentence counts.
+* ``evaluators/rules/_argkernel.c``: valid_tool_arguments' plain schema check.
 """
 
 from setuptools import Extension, setup
@@ -33,5 +34,6 @@ setup(
         _ext("evaluators._resultkernel", "evaluators/_resultkernel.c"),
         _ext("evaluators.rules._toolkernel", "evaluators/rules/_toolkernel.c"),
         _ext("evaluators.text._matchkernel", "evaluators/text/_matchkernel.c"),
+        _ext("evaluators.rules._argkernel", "evaluators/rules/_argkernel.c"),
     ]
 )

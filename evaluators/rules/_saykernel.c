@@ -1,10 +1,15 @@
 /*
- * evaluators.rules._saykernel: the letter-run counts of says_something, in C.
+ * evaluators.rules._saykernel: the letter-run counts and the repeated-sentence
+ * count of says_something, in C.
  *
- * One function, equal to the pure-Python reference ``_letter_stats_py`` in
+ * Two functions, each equal to a pure-Python reference in
  * evaluators/rules/completeness.py, which stays the fallback:
  *
- *   letter_stats(low, words) -> (runs, hits, nonspace)
+ *   letter_stats(low, words) -> (runs, hits, nonspace)    ``_letter_stats_py``
+ *   most_repeated(body, spans) -> (sentence, count)        ``_most_repeated_py``
+ *                                                    (described further down)
+ *
+ * letter_stats:
  *
  * * ``runs``: ``len(re.findall(r"[a-z']+", low))``, the maximal runs of the
  *   ASCII characters a-z and the apostrophe;
@@ -186,15 +191,270 @@ static PyObject *letter_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
     return Py_BuildValue("(nnn)", runs, hits, n - spaces);
 }
 
+/* ------------------------------------------------------------------------
+ * most_repeated(body, spans) -> (sentence, count)
+ *
+ * Equal to ``_most_repeated_py`` in completeness.py: among the sentences
+ * ``body[s:e].strip().lower()`` of the spans, those of three words or more
+ * (``len(sent.split(None, 2)) >= 3``), the one that occurs most often, the
+ * first to occur on a tie, with its count; ``("", 0)`` when there is none.
+ *
+ * Why: the Python version slices every sentence into a new str, counts the
+ * slices with a Counter and strips, lowers and splits each distinct one:
+ * ~40 us on a 40-sentence output, and says_something runs it on every
+ * output of five sentences or more. Here the stripped stretches are hashed
+ * and compared in place; only the answer is built as a str.
+ *
+ * The stretches are grouped by content: on ASCII text by their lowered
+ * bytes (lowering ASCII is per byte, so each group is one sentence); on any
+ * other text by their code units as they are (a substring of a str has the
+ * str's kind, so equal stretches have equal bytes), and each distinct
+ * stretch is then lowered by str.lower() itself (full case mapping, which
+ * can lengthen a stretch) and the groups merged by the lowered str. Groups
+ * are kept in order of first occurrence, which is the order in which the
+ * Python version first meets each sentence, so the first of equal counts
+ * is the same one. Spans must satisfy 0 <= s <= e <= len(body), as
+ * split_sentences returns them; others raise ValueError.
+ * --------------------------------------------------------------------- */
+
+typedef struct {
+    Py_ssize_t a, b;  /* the stripped stretch */
+    Py_ssize_t count; /* how many spans strip to it */
+    uint64_t hash;
+} group_t;
+
+static uint64_t fnv1a(const unsigned char *p, size_t len) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Whether the code units kind-wide at s[0:len] hold three non-space runs:
+ * ``len(x.split(None, 2)) >= 3`` (str.split() splits on Py_UNICODE_ISSPACE). */
+static int three_words(int kind, const void *data, Py_ssize_t a, Py_ssize_t b) {
+    int words = 0, in_word = 0;
+    for (Py_ssize_t i = a; i < b; i++) {
+        int sp = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i));
+        if (!sp && !in_word && ++words >= 3)
+            return 1;
+        in_word = !sp;
+    }
+    return 0;
+}
+
+/* Read the spans into starts/ends (ValueError unless 0 <= s <= e <= n). */
+static int read_spans(PyObject *seq, Py_ssize_t n, Py_ssize_t count, Py_ssize_t *starts,
+                      Py_ssize_t *ends) {
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *t = items[i];
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+            PyErr_SetString(PyExc_TypeError, "most_repeated: spans must be (start, end) tuples");
+            return -1;
+        }
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 0));
+        if (s == -1 && PyErr_Occurred())
+            return -1;
+        Py_ssize_t e = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 1));
+        if (e == -1 && PyErr_Occurred())
+            return -1;
+        if (s < 0 || s > e || e > n) {
+            PyErr_SetString(PyExc_ValueError, "most_repeated: a span is outside the text");
+            return -1;
+        }
+        starts[i] = s;
+        ends[i] = e;
+    }
+    return 0;
+}
+
+/* Non-ASCII text: lower each group's stretch with str.lower() and merge the
+ * groups by the lowered str, in first-occurrence order. */
+static PyObject *merge_lowered(PyObject *body, const group_t *groups, Py_ssize_t ngroups) {
+    PyObject *index = PyDict_New(); /* lowered sentence -> position in sents */
+    PyObject **sents = PyMem_Malloc(sizeof(PyObject *) * (size_t)(ngroups ? ngroups : 1));
+    Py_ssize_t *counts = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(ngroups ? ngroups : 1));
+    Py_ssize_t nsents = 0, best = -1;
+    PyObject *result = NULL;
+    if (index == NULL || sents == NULL || counts == NULL) {
+        if (index != NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < ngroups; g++) {
+        PyObject *piece = PyUnicode_Substring(body, groups[g].a, groups[g].b);
+        if (piece == NULL)
+            goto done;
+        PyObject *sent = PyObject_CallMethod(piece, "lower", NULL);
+        Py_DECREF(piece);
+        if (sent == NULL)
+            goto done;
+        if (PyUnicode_READY(sent) < 0 ||
+            !three_words(PyUnicode_KIND(sent), PyUnicode_DATA(sent), 0, PyUnicode_GET_LENGTH(sent))) {
+            Py_DECREF(sent);
+            if (PyErr_Occurred())
+                goto done;
+            continue;
+        }
+        PyObject *at = PyDict_GetItemWithError(index, sent); /* borrowed */
+        if (at != NULL) {
+            counts[PyLong_AsSsize_t(at)] += groups[g].count;
+            Py_DECREF(sent);
+            continue;
+        }
+        if (PyErr_Occurred()) {
+            Py_DECREF(sent);
+            goto done;
+        }
+        PyObject *pos = PyLong_FromSsize_t(nsents);
+        if (pos == NULL || PyDict_SetItem(index, sent, pos) < 0) {
+            Py_XDECREF(pos);
+            Py_DECREF(sent);
+            goto done;
+        }
+        Py_DECREF(pos);
+        sents[nsents] = sent; /* owned */
+        counts[nsents] = groups[g].count;
+        nsents++;
+    }
+    for (Py_ssize_t k = 0; k < nsents; k++) /* max(): the first of equal counts */
+        if (best < 0 || counts[k] > counts[best])
+            best = k;
+    if (best < 0)
+        result = Py_BuildValue("(sn)", "", (Py_ssize_t)0);
+    else
+        result = Py_BuildValue("(On)", sents[best], counts[best]);
+done:
+    for (Py_ssize_t k = 0; k < nsents; k++)
+        Py_DECREF(sents[k]);
+    PyMem_Free(sents);
+    PyMem_Free(counts);
+    Py_XDECREF(index);
+    return result;
+}
+
+static PyObject *most_repeated(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "most_repeated(body, spans) takes two arguments");
+        return NULL;
+    }
+    PyObject *body = args[0];
+    if (!PyUnicode_Check(body)) {
+        PyErr_SetString(PyExc_TypeError, "most_repeated: body must be a str");
+        return NULL;
+    }
+    if (PyUnicode_READY(body) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(args[1], "most_repeated: spans must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(body), nspans = PySequence_Fast_GET_SIZE(seq);
+    int kind = PyUnicode_KIND(body), ascii = PyUnicode_IS_ASCII(body);
+    const void *data = PyUnicode_DATA(body);
+    size_t cap = 8;
+    while (cap < 2 * (size_t)nspans)
+        cap <<= 1;
+    size_t nalloc = (size_t)(nspans ? nspans : 1);
+    Py_ssize_t *starts = PyMem_Malloc(sizeof(Py_ssize_t) * nalloc);
+    Py_ssize_t *ends = PyMem_Malloc(sizeof(Py_ssize_t) * nalloc);
+    group_t *groups = PyMem_Malloc(sizeof(group_t) * nalloc);
+    Py_ssize_t *table = PyMem_Malloc(sizeof(Py_ssize_t) * cap); /* group + 1, 0 = free */
+    unsigned char *low = ascii ? PyMem_Malloc((size_t)(n ? n : 1)) : NULL;
+    PyObject *result = NULL;
+    if (starts == NULL || ends == NULL || groups == NULL || table == NULL || (ascii && !low)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (read_spans(seq, n, nspans, starts, ends) < 0)
+        goto done;
+    memset(table, 0, sizeof(Py_ssize_t) * cap);
+    /* the bytes the stretches are compared by: lowered ASCII, or as they are */
+    const unsigned char *src = (const unsigned char *)data;
+    size_t width = (size_t)kind;
+    if (ascii) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            unsigned char c = ((const unsigned char *)data)[i];
+            low[i] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+        }
+        src = low;
+        width = 1;
+    }
+    Py_ssize_t ngroups = 0;
+    for (Py_ssize_t i = 0; i < nspans; i++) {
+        Py_ssize_t a = starts[i], b = ends[i];
+        /* str.strip(): Py_UNICODE_ISSPACE from both ends */
+        while (a < b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)))
+            a++;
+        while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)))
+            b--;
+        size_t len = (size_t)(b - a) * width;
+        const unsigned char *p = src + (size_t)a * width;
+        uint64_t h = fnv1a(p, len);
+        size_t slot = (size_t)h & (cap - 1);
+        for (;;) {
+            Py_ssize_t g = table[slot] - 1;
+            if (g < 0) { /* a new stretch */
+                groups[ngroups].a = a;
+                groups[ngroups].b = b;
+                groups[ngroups].count = 1;
+                groups[ngroups].hash = h;
+                table[slot] = ++ngroups;
+                break;
+            }
+            const group_t *gr = &groups[g];
+            if (gr->hash == h && gr->b - gr->a == b - a &&
+                memcmp(src + (size_t)gr->a * width, p, len) == 0) {
+                groups[g].count++;
+                break;
+            }
+            slot = (slot + 1) & (cap - 1);
+        }
+    }
+    if (!ascii) {
+        result = merge_lowered(body, groups, ngroups);
+        goto done;
+    }
+    Py_ssize_t best = -1;
+    for (Py_ssize_t g = 0; g < ngroups; g++) /* max(): the first of equal counts */
+        if ((best < 0 || groups[g].count > groups[best].count) &&
+            three_words(PyUnicode_1BYTE_KIND, low, groups[g].a, groups[g].b))
+            best = g;
+    if (best < 0) {
+        result = Py_BuildValue("(sn)", "", (Py_ssize_t)0);
+    } else {
+        Py_ssize_t len = groups[best].b - groups[best].a;
+        PyObject *sent = PyUnicode_New(len, 127);
+        if (sent != NULL) {
+            memcpy(PyUnicode_1BYTE_DATA(sent), low + groups[best].a, (size_t)len);
+            result = Py_BuildValue("(Nn)", sent, groups[best].count);
+        }
+    }
+done:
+    PyMem_Free(low);
+    PyMem_Free(table);
+    PyMem_Free(groups);
+    PyMem_Free(ends);
+    PyMem_Free(starts);
+    Py_DECREF(seq);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"letter_stats", (PyCFunction)(void (*)(void))letter_stats, METH_FASTCALL,
      "letter_stats(low, words) -> (letter runs, runs among words, non-space characters)."},
+    {"most_repeated", (PyCFunction)(void (*)(void))most_repeated, METH_FASTCALL,
+     "most_repeated(body, spans) -> (the most repeated sentence of three words, its count)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "evaluators.rules._saykernel",
-    "The letter-run counts of the says_something rule (see "
+    "The letter-run counts and the repeated-sentence count of the says_something "
+    "rule (see "
     "evaluators/rules/completeness.py).",
     -1, methods, NULL, NULL, NULL, NULL,
 };

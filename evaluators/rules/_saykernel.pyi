@@ -1,3 +1,5 @@
-"""Signatures of says_something's compiled letter-run counts (``_saykernel.c``)."""
+"""Signatures of says_something's compiled counts (``_saykernel.c``): letter runs,
+repeated sentences."""
 
 def letter_stats(low: str, words: tuple[str, ...], /) -> tuple[int, int, int]: ...
+def most_repeated(body: str, spans: list[tuple[int, int]], /) -> tuple[str, int]: ...

@@ -22,7 +22,8 @@ _BULLET = LinearPattern(
 )
 _ENUM = re.compile(r"(?:\((\d{1,2}|[a-z]|[ivx]{1,4})\)|(?<![\w(])(\d{1,2}|[a-z])\))\s+")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "finally", "lastly", "then")
-_ORD_RE = re.compile(r"\b(first|second|third|fourth|fifth|finally|lastly)\b[,:]?\s*", re.I)
+_ORD_WORDS = ("first", "second", "third", "fourth", "fifth", "finally", "lastly")
+_ORD_RE = re.compile(rf"\b({'|'.join(_ORD_WORDS)})\b[,:]?\s*", re.I)
 MANNER_WORDS = frozenset(
     [
         "cite",
@@ -92,12 +93,88 @@ def _trim_joiner(seg: str) -> str:
     return _rstrip_joiners(seg)
 
 
+_BULLET_SIGNS = frozenset("-*•+")
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _bullet_item(line: str) -> tuple[int, int] | None:
+    r"""The span of ``_BULLET``'s item group in ``line`` (one line, no
+    newline), or ``None`` when the line is no bullet.
+
+    The pattern, read line by line: blanks, a marker (a sign, one or two
+    ``\d`` then ``.``/``)``, an ASCII letter then ``.``/``)``), one blank or
+    more, then the lazy item up to the trailing blanks. So the item is the
+    rest with its trailing blanks removed; when the rest is blanks only the
+    greedy ``[ \t]+`` gives its last blank back to the item, if it took two."""
+    i = len(line) - len(line.lstrip(" \t"))
+    c = line[i : i + 1]
+    if not c:
+        return None
+    if c in _BULLET_SIGNS:
+        j = i + 1
+    else:
+        if c.isdecimal():  # re's \d on str is Py_UNICODE_ISDECIMAL
+            d = line[i + 1 : i + 2]
+            j = i + 2 if d and d.isdecimal() else i + 1
+        elif c in _ASCII_LETTERS:
+            j = i + 1
+        else:
+            return None
+        if line[j : j + 1] not in (".", ")") or j == len(line):
+            return None
+        j += 1
+    rest = line[j:]
+    item = rest.lstrip(" \t")
+    k = len(rest) - len(item)  # the blanks [ \t]+ takes
+    if k == 0:
+        return None
+    item = item.rstrip(" \t")
+    if item:
+        return j + k, j + k + len(item)
+    return (j + k - 1, j + k) if k >= 2 else None
+
+
+def bullet_items(ask: str) -> list[tuple[int, int, str]]:
+    """``[(m.start(1), m.end(1), m.group(0)) for m in _BULLET.finditer(ask)]``
+    by string methods, one line at a time: RE2's search over a stand-in copy,
+    and a match object per line, cost ~100 µs on a bulleted ask. A match
+    never crosses a newline and starts at a line's start, so the lines can
+    be matched one by one; ``_BULLET`` stays as the reference."""
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    for line in ask.split("\n"):
+        got = _bullet_item(line)
+        if got is not None:
+            out.append((pos + got[0], pos + got[1], line))
+        pos += len(line) + 1
+    return out
+
+
+def _may_have_ordinals(ask: str) -> bool:
+    """Whether ``_ORD_RE`` can match ``ask``. On ASCII text a case-insensitive
+    match of an ordinal word is that word in the lowered text; on other text
+    ``re.I`` also matches letters such as "ſ" (for "s"), so only the search
+    itself can tell."""
+    if not ask.isascii():
+        return True
+    low = ask.lower()
+    return any(w in low for w in _ORD_WORDS)
+
+
 def split_ask(ask: str) -> list[AskPart]:
-    """Return declared parts, or ``[]`` when the ask declares none."""
-    bullets = list(_BULLET.finditer(ask))
+    """Return declared parts, or ``[]`` when the ask declares none.
+
+    Each pattern is searched only when the ask can hold two of its matches,
+    by a test of a few native string passes: most asks are one line of prose
+    with no ``)`` and no ordinal word, and the searches (RE2's over a stand-in
+    copy above all) were most of ask_coverage's cost."""
+    # ``^`` (re.M) starts a bullet only at the start or after a newline, and
+    # ``.`` stops at one: without a newline there is at most one bullet
+    bullets = bullet_items(ask) if "\n" in ask else []
     if len(bullets) >= 2:
-        return [AskPart(m.group(1), m.start(1), m.end(1), _marker_of(m.group(0))) for m in bullets]
-    enums = list(_ENUM.finditer(ask))
+        return [AskPart(ask[s:e], s, e, _marker_of(line)) for s, e, line in bullets]
+    # every enumeration marker holds a ")", and the matches do not overlap
+    enums = list(_ENUM.finditer(ask)) if ask.count(")") >= 2 else []
     if len(enums) >= 2 and _ascending([e.group(1) or e.group(2) for e in enums]):
         parts: list[AskPart] = []
         for i, m in enumerate(enums):
@@ -113,7 +190,7 @@ def split_ask(ask: str) -> list[AskPart]:
                 )
             )
         return parts
-    ords = list(_ORD_RE.finditer(ask))
+    ords = list(_ORD_RE.finditer(ask)) if _may_have_ordinals(ask) else []
     if len(ords) >= 2:
         parts = []
         for i, m in enumerate(ords):
@@ -159,17 +236,32 @@ _LEAD_WORD = {w: LinearPattern(re.compile(rf"^\W*{w}\b", re.I | re.M)) for w in 
 _LETTER_NUM = {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 
 
-def mirrors_marker(marker: str | None, output: str) -> bool:
-    """The output repeats the part's numbering ("(2)", "2.", "Second,")."""
+def mirrors_marker(marker: str | None, output: str, low: str | None = None) -> bool:
+    """The output repeats the part's numbering ("(2)", "2.", "Second,").
+
+    ``low`` is ``output.lower()`` when the caller has it. Then, on ASCII
+    output and an ASCII marker, a search runs only when the lowered output
+    holds what it must match (the marker before ``)``, ``.`` or ``:``, the
+    ordinal word): ``re.I`` on ASCII text is a lowered comparison, and the
+    ordinal-word search runs RE2 over a stand-in copy of the whole output."""
     if not marker:
         return False
+    # the lowered output when the substring tests below may stand for re.I
+    ascii_low = low if low is not None and output.isascii() and marker.isascii() else None
     if marker in _ORDINALS:
+        if ascii_low is not None and marker not in ascii_low:
+            return False
         return re.search(rf"\b{marker}\b", output, re.I) is not None
     esc = re.escape(marker)
-    if re.search(rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M):
+    m = marker.lower()
+    if (ascii_low is None or any(m + c in ascii_low for c in ").:")) and re.search(
+        rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M
+    ):
         return True
     word = _ORD_WORD.get(_LETTER_NUM.get(marker, marker))
-    return bool(word and _LEAD_WORD[word].search(output))
+    if not word or (ascii_low is not None and word not in ascii_low):
+        return False
+    return bool(_LEAD_WORD[word].search(output))
 
 
 def engaged_terms(

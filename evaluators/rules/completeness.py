@@ -41,7 +41,10 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\
 
 def non_empty_output(ctx: EvalContext) -> Outcome:
     """Empty to a reader: whitespace and invisible format characters only."""
-    n = len(ctx.output.translate(_INVISIBLE).strip())
+    out = ctx.output
+    # the invisible characters are all non-ASCII: ASCII text needs no
+    # translate pass (a per-character dict lookup over the whole output)
+    n = len(out.strip() if out.isascii() else out.translate(_INVISIBLE).strip())
     ok = n > 0
     return Outcome(
         passed=ok,
@@ -119,9 +122,115 @@ def _prefixes(ws: AbstractSet[str]) -> set[str]:
     return set(map(_FIRST4, ws))
 
 
+class _Vocabulary:
+    """A word set, asked whether it holds a word with a given stem or
+    four-letter prefix. A part's terms are mostly found among the words
+    themselves, and the sets of every word's stem and prefix cost a pass
+    over all the words (a few hundred for an output, more for tool data), so
+    they are built only when asked, and mostly not at all: when the words
+    are lowercase ASCII, a word's stem and prefix are prefixes of it, and
+    one joined copy of the words answers both by a substring search."""
+
+    __slots__ = ("_lines", "_prefixes", "_stems", "words")
+
+    # past this many words starting with a stem, the stem set is built
+    CANDIDATES = 64
+
+    def __init__(self, ws: AbstractSet[str]) -> None:
+        self.words = ws
+        self._stems: set[str] | None = None
+        self._prefixes: set[str] | None = None
+        self._lines: str | None = None
+
+    def stems(self) -> set[str]:
+        """``{stem(w) for w in words}``."""
+        if self._stems is None:
+            self._stems = _stem_set(self.words)
+        return self._stems
+
+    def prefixes(self) -> set[str]:
+        """``_prefixes(words)``."""
+        if self._prefixes is None:
+            self._prefixes = _prefixes(self.words)
+        return self._prefixes
+
+    def lines(self) -> str:
+        """Every word after a newline, or ``""`` when a word is not
+        lowercase ASCII or holds a newline (a line then need not be a word,
+        nor a stem a prefix of its word)."""
+        if self._lines is None:
+            joined = "\n" + "\n".join(self.words)
+            ok = (
+                joined.isascii()
+                and joined.count("\n") == len(self.words)
+                and joined == joined.lower()
+            )
+            self._lines = joined if ok else ""
+        return self._lines
+
+    def has_prefix(self, p: str) -> bool:
+        """``p in prefixes()`` for a four-character ``p``: some word starts
+        with it."""
+        lines = self.lines()
+        if not lines or "\n" in p:
+            return p in self.prefixes()
+        return "\n" + p in lines
+
+    def has_stem(self, s: str) -> bool:
+        """``s in stems()``: stem() only cuts a lowercase word's end, so the
+        words with stem ``s`` are among those starting with it."""
+        lines = self.lines()
+        if self._stems is not None or not lines or "\n" in s:
+            return s in self.stems()
+        cache = _STEMS
+        key = "\n" + s
+        at = lines.find(key)
+        for _ in range(self.CANDIDATES):
+            if at < 0:
+                return False
+            end = lines.find("\n", at + 1)
+            w = lines[at + 1 : end] if end >= 0 else lines[at + 1 :]
+            got = cache.get(w)
+            if got is None:
+                got = stem(w)
+                if len(cache) < _STEMS_MAX:
+                    cache[w] = got
+            if got == s:
+                return True
+            at = lines.find(key, at + 1)
+        return s in self.stems()
+
+
+def _engages(terms: list[str], vocab: _Vocabulary) -> bool:
+    """``asks.engaged_terms(terms, vocab.words, vocab.stems(), vocab.prefixes())
+    >= 2``. Each distinct term counts once, whichever test finds it, so the
+    terms found among the words are counted first, and the stems and
+    prefixes are only looked at when those are fewer than two."""
+    distinct = set(terms)
+    found = distinct & vocab.words
+    if len(found) >= 2:
+        return True
+    hit = len(found)
+    for t in distinct - found:
+        if vocab.has_stem(stem(t)) or (len(t) >= 4 and vocab.has_prefix(t[:4])):
+            hit += 1
+            if hit >= 2:
+                return True
+    return False
+
+
+def _tool_vocabulary(steps: tuple[Step, ...]) -> _Vocabulary:
+    """The words of the tool calls: name, input and output, each text capped
+    at 4000 characters."""
+    tool_words: set[str] = set()
+    for st in steps:
+        tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
+    return _Vocabulary(tool_words)
+
+
 def ask_coverage(ctx: EvalContext) -> Outcome:
     ask = ctx.input or ""
-    if not ctx.output.strip():
+    if not ctx.output or ctx.output.isspace():  # ``not output.strip()``, no copy
         return skip("empty output (non_empty_output judges it)", saw=("output", "input"))
     if len(ask) > 1500:
         return skip(
@@ -131,28 +240,30 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     meas = [p for p in parts if asks.measurable(p)]
     if len(meas) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
-    out_words = ctx.output_word_set
-    out_stems = _stem_set(out_words)
-    out_prefixes = _prefixes(out_words)
-    # only "40 words or more?" is asked: a split capped at 39 cuts has 40
-    # pieces exactly when the whole split has 40 or more
-    long_output = len(ctx.output.split(None, 39)) >= 40
-    tool_words: set[str] = set()
-    for st in ctx.steps:
-        tool_words.update(words(f"{st.name} {st.input_text[:4000]} {st.output_text[:4000]}"))
-    tool_stems = _stem_set(tool_words)
-    tool_prefixes = _prefixes(tool_words)
+    out_vocab = _Vocabulary(ctx.output_word_set)
+    # The output length and the tool calls' words are only read for a part
+    # the output does not answer, and most parts are answered: each is
+    # worked out on first need (tool words: a words() pass over up to 8 KB
+    # of every call) and kept for the other parts.
+    long_output: bool | None = None
+    tool_vocab: _Vocabulary | None = None
     uncovered: list[asks.AskPart] = []
     by_tool = 0
     for p in meas:
         terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
-        if asks.engaged_terms(terms, out_words, out_stems, out_prefixes) >= 2:
+        if _engages(terms, out_vocab):
             continue
-        if asks.mirrors_marker(p.marker, ctx.output):
+        if asks.mirrors_marker(p.marker, ctx.output, ctx.output_lower):
             continue
+        if long_output is None:
+            # only "40 words or more?" is asked: a split capped at 39 cuts
+            # has 40 pieces exactly when the whole split has 40 or more
+            long_output = len(ctx.output.split(None, 39)) >= 40
         if long_output and asks.is_produce(p):
             continue
-        if tool_words and asks.engaged_terms(terms, tool_words, tool_stems, tool_prefixes) >= 2:
+        if tool_vocab is None:
+            tool_vocab = _tool_vocabulary(ctx.steps)
+        if tool_vocab.words and _engages(terms, tool_vocab):
             by_tool += 1
             continue
         uncovered.append(p)
@@ -192,6 +303,7 @@ _ARTEFACTS = frozenset(
         "none",
     }
 )
+_ARTEFACT_MAX = max(map(len, _ARTEFACTS))
 _LOREM = frozenset(
     [
         "lorem",
@@ -267,6 +379,14 @@ _REFUSAL = re.compile(
 _AI_PREAMBLE = re.compile(r"^\s*as an ai(?: language model)?[^,.]*[,.]\s*", re.I)
 
 
+# The compiled letter-run and repeated-sentence counts
+# (evaluators/rules/_saykernel.c); absent when the extension was not built,
+# and then the Python references below run.
+try:
+    from evaluators.rules import _saykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _saykernel = None  # type: ignore[assignment]
+
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # compiled once: a module-level re.search looks its pattern up on every call
 _WORD_CHAR = re.compile(r"\w")
@@ -302,6 +422,14 @@ def _sentence_repetition(
 
 
 def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+    """``_most_repeated_py(body, spans)``: by the C kernel when it was built,
+    which hashes the stripped sentences in place instead of slicing each."""
+    if _saykernel is not None:
+        return _saykernel.most_repeated(body, spans)
+    return _most_repeated_py(body, spans)
+
+
+def _most_repeated_py(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
     """The sentence of three words or more (stripped, lowered) that occurs most
     often, the first such on a tie, with its count; ``("", 0)`` when none.
 
@@ -349,13 +477,6 @@ def _letter_runs(low: str) -> list[str]:
     return re.findall(r"[a-z']+", low)
 
 
-# The compiled letter-run counts (evaluators/rules/_saykernel.c); absent when
-# the extension was not built, and then the reference below runs.
-try:
-    from evaluators.rules import _saykernel
-except ImportError:  # pragma: no cover - depends on the build
-    _saykernel = None  # type: ignore[assignment]
-
 _LOREM_WORDS = tuple(sorted(_LOREM))
 
 
@@ -383,11 +504,23 @@ def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
     those alone are over the length bound it cannot pass, and the collapsed
     copy of a long output is never built. ``nonspace`` is
     ``_non_space_count(low)`` when the caller has counted it."""
+    nonspace = _non_space_count(low) if nonspace is None else nonspace
+    # the collapsed ASCII ask is no longer than the ask (lower() keeps ASCII
+    # lengths), so the bound holds for it too and it need not be built
+    if ask.isascii() and nonspace > 1.2 * len(ask):
+        return False
     a = " ".join(ask.lower().split())
-    if (_non_space_count(low) if nonspace is None else nonspace) > 1.2 * len(a):
+    if nonspace > 1.2 * len(a):
         return False
     o = " ".join(low.split())
     return a in o and len(o) <= 1.2 * len(a)
+
+
+def _ask_needs_more(ask_words: list[str], ask: str) -> bool:
+    """The ask wants more than an acknowledgement: two distinct content
+    terms or more, and no yes/no question."""
+    ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
+    return len(set(ask_terms)) >= 2 and not _YES_NO_ASK.match(ask)
 
 
 def says_something(ctx: EvalContext) -> Outcome:
@@ -396,7 +529,9 @@ def says_something(ctx: EvalContext) -> Outcome:
     if not stripped:
         return skip("empty output (non_empty_output judges it)", saw=("output",))
     ask = ctx.input or ""
-    whole = span("output", len(out) - len(out.lstrip()), len(out.rstrip()), "the whole output")
+    # out is blanks, stripped, blanks: its rstrip() ends where stripped does
+    lead = len(out) - len(out.lstrip())
+    whole = span("output", lead, lead + len(stripped), "the whole output")
     shape: str | None = None
     low = stripped.lower()
     # the letter runs are counted, not built: only a short output (the
@@ -404,19 +539,18 @@ def says_something(ctx: EvalContext) -> Outcome:
     n_toks, n_lorem, low_nonspace = _letter_stats(low)
     if (
         not _WORD_CHAR.search(stripped)
-        or low in _ARTEFACTS
+        or (len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS)  # no hash of a long output
         or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
     ):
         shape = "placeholder"
-    ask_words = ctx.input_words
-    ask_terms = [w for w in ask_words if len(w) > 2 and w not in STOPWORDS]
-    ask_needs_more = len(set(ask_terms)) >= 2 and not _YES_NO_ASK.match(ask)
+    # the ask is read only for a short output: the acknowledgement test
     if (
         shape is None
         and 0 < n_toks <= 12
-        and ask_needs_more
+        and _ask_needs_more(ctx.input_words, ask)
         and all(t in _ACK for t in _letter_runs(low))
     ):
+        ask_words = ctx.input_words
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
         zero_calls = ctx.request.tool_calls is not None and not ctx.steps
         writes = bool(_WRITE_ASK.search(ask)) and not ctx.steps
@@ -617,7 +751,26 @@ _PLAIN_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _plainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
+# The compiled plain check (evaluators/rules/_argkernel.c); absent when the
+# extension was not built, and then the reference below runs.
+try:
+    from evaluators.rules import _argkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _argkernel = None  # type: ignore[assignment]
+
+
+def _plainly_valid(schema: Any, value: Any) -> bool:
+    """``_plainly_valid_py(schema, value)``: by the C kernel when it was
+    built (the check runs for every checked tool call); the kernel leaves a
+    schema built of dict, list or str subclasses to the reference (None)."""
+    if _argkernel is not None:
+        got = _argkernel.plainly_valid(schema, value, _PLAIN_KEYWORDS)
+        if got is not None:
+            return got
+    return _plainly_valid_py(schema, value)
+
+
+def _plainly_valid_py(schema: Any, value: Any, depth: int = 0) -> bool:
     """Whether ``value`` certainly validates against ``schema`` (an already
     checked schema). Why: jsonschema's ``iter_errors`` + ``best_match`` cost
     tens of µs per call, and catalogue schemas are nearly always a few typed
@@ -660,7 +813,7 @@ def _plainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
     if extra is not True and (extra is not False or any(k not in props for k in value)):
         return False
     for k, sub in props.items():
-        if k in value and not _plainly_valid(sub, value[k], depth + 1):
+        if k in value and not _plainly_valid_py(sub, value[k], depth + 1):
             return False
     return True
 

@@ -152,3 +152,107 @@ def test_the_reused_non_space_count_changes_nothing(text: str, ask: str) -> None
     if text.isascii():
         spans = split_sentences(text)
         assert c._sentence_repetition(text, spans, nonspace) == c._sentence_repetition(text, spans)
+
+
+# --- most_repeated ---------------------------------------------------------
+sentence_pieces = st.sampled_from(
+    [
+        "Do it now.", "do it NOW. ", "DO IT NOW!", "Go on then!", "a b c.", "A B C.", "a  b\tc.",
+        "ok.", "x y.", " ", "  ", "\n", "\t", "\x0b", "\x1c", "\x85", "\xa0", "\u2003", "\u3000",
+        "İ i i.", "\u0130 x y.", "ß a b.", "SS a b.", "é é é.", "E\u0301 e e.", "Σ σ ς.",
+        "\u212a k k.", "😀 a b.", "\U00010400 a b.", "中 文 字.", "ǅ x y.", "ﬃ a b.", "...",
+        "e.g. this one", "Dr. Who is here.", "3.5 is it.", "\"Quoted\" words here.",
+    ]
+)  # fmt: skip
+sentence_texts = st.lists(sentence_pieces, max_size=40).map("".join)
+
+
+def _same_repeated(text: str, spans: list[tuple[int, int]]) -> None:
+    got = kernel.most_repeated(text, spans)
+    assert got == c._most_repeated_py(text, spans), (text, spans)
+    assert type(got[0]) is str and type(got[1]) is int
+
+
+@given(sentence_texts)
+@example("Do it now. do it NOW. Do it now.  DO IT NOW! x y.")
+@example("İ i i. \u0130 i i. i\u0307 i i.")
+@settings(max_examples=500, deadline=None)
+def test_most_repeated_equals_the_reference(text: str) -> None:
+    _same_repeated(text, split_sentences(text))
+
+
+@given(st.text(max_size=80), st.data())
+@settings(max_examples=500, deadline=None)
+def test_most_repeated_equals_the_reference_on_any_spans(text: str, data: st.DataObject) -> None:
+    _same_repeated(text, split_sentences(text))
+    bound = st.integers(0, len(text))
+    pairs = data.draw(st.lists(st.tuples(bound, bound).map(sorted).map(tuple), max_size=12))
+    _same_repeated(text, pairs)  # overlapping, empty and repeated spans too
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "a b c", "a b c. a b c. a b c.", "x" * 5000 + " y z.", "a b c. " * 10_000,
+     "\U0001d41a b c. \U0001d41a B c. \U0001d41a b C.", "Ａ Ｂ Ｃ. ａ ｂ ｃ."],
+)  # fmt: skip
+def test_most_repeated_equals_the_reference_on_edges(text: str) -> None:
+    _same_repeated(text, split_sentences(text))
+    _same_repeated(text, [])
+    _same_repeated(text, [(0, len(text))] * 3)
+
+
+def test_most_repeated_equals_the_reference_on_the_corpus_and_bench() -> None:
+    for text in _corpus_texts():
+        _same_repeated(text, split_sentences(text))
+    for case in _bench_cases():
+        out = case.output or ""
+        _same_repeated(out, split_sentences(out))
+
+
+def test_most_repeated_refuses_bad_arguments() -> None:
+    with pytest.raises(TypeError):
+        kernel.most_repeated(b"a b c", [(0, 5)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", [(0,)])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", [[0, 5]])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", 5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        kernel.most_repeated("a b c", [(0, 6)])
+    with pytest.raises(ValueError):
+        kernel.most_repeated("a b c", [(3, 2)])
+    with pytest.raises(ValueError):
+        kernel.most_repeated("a b c", [(-1, 2)])
+    with pytest.raises(OverflowError):
+        kernel.most_repeated("a b c", [(0, 1 << 70)])
+
+
+def test_most_repeated_runs_the_kernel_when_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Say it again. " * 6
+    spans = split_sentences(text)
+    assert (
+        c._most_repeated(text, spans) == kernel.most_repeated(text, spans) == ("say it again.", 6)
+    )
+    monkeypatch.setattr(c, "_saykernel", None)
+    assert c._most_repeated(text, spans) == ("say it again.", 6)
+    assert c._sentence_repetition(text, spans) == ("say it again.", 6)
+
+
+def _is_echo_as_first_written(ask: str, low: str) -> bool:
+    a = " ".join(ask.lower().split())
+    if c._non_space_count(low) > 1.2 * len(a):
+        return False
+    o = " ".join(low.split())
+    return a in o and len(o) <= 1.2 * len(a)
+
+
+@given(
+    st.text(alphabet="ab DO it.\nİ\u2003", max_size=40),
+    st.lists(rep_pieces, max_size=10).map("".join),
+)
+@settings(max_examples=500, deadline=None)
+def test_the_echo_bound_on_the_ask_changes_nothing(ask: str, text: str) -> None:
+    low = text.strip().lower()
+    for candidate in (low, ask.lower(), " ".join(ask.lower().split()) + " x"):
+        assert c._is_echo(ask, candidate) == _is_echo_as_first_written(ask, candidate)

@@ -93,10 +93,13 @@ def _class(items: Any) -> tuple[bytes, bool, tuple[int, ...]]:
             ranges += (av[0], av[1])
         else:
             raise Unsupported(f"set item {op}")
-    table = bytearray(128)
-    for i in range(128):
-        inside = any(ranges[k] <= i <= ranges[k + 1] for k in range(0, len(ranges), 2))
-        table[i] = inside != negate
+    # table[i] = (i is in some range) != negate, filled range by range: the
+    # patterns are compiled at import, and a test of every range for each of
+    # the 128 entries of ~2,500 sets cost most of a second there
+    table = bytearray([negate]) * 128
+    for k in range(0, len(ranges), 2):
+        for i in range(ranges[k], min(ranges[k + 1], 127) + 1):
+            table[i] = not negate
     return bytes(table), negate, tuple(ranges)
 
 

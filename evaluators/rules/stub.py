@@ -444,25 +444,29 @@ def find_stubs(
                 ranked.append((li, rank, start, StubHit(name, start, hit.end())))
     if not plain:
         assert lines is not None
-        for idx, (pos, line) in enumerate(lines):
-            if idx == 0 or not live[idx] or not code[idx]:
-                continue
-            stripped = line.strip()
-            if stripped not in ("pass", "..."):
-                continue
-            prev = next((lines[j][1] for j in range(idx - 1, -1, -1) if lines[j][1].strip()), "")
-            if _PASS_BODY.match(prev) and not _abstract_above(lines, idx):
-                ranked.append(
-                    (
-                        idx,
-                        _RANK_EMPTY,
-                        pos,
-                        StubHit("empty_body", pos + line.index(stripped), pos + len(line)),
-                    )
-                )
+        ranked += _empty_bodies(lines, live, code)
     if len(ranked) > 1:
         ranked.sort(key=_rank_key)
     return [r[3] for r in ranked]
+
+
+def _empty_bodies(
+    lines: list[tuple[int, str]], live: list[bool], code: list[bool]
+) -> list[tuple[int, int, int, StubHit]]:
+    """A live code line that is only ``pass`` or ``...`` under a definition
+    (not an abstract one): an empty body, ranked with the other hits."""
+    out: list[tuple[int, int, int, StubHit]] = []
+    for idx, (pos, line) in enumerate(lines):
+        if idx == 0 or not live[idx] or not code[idx]:
+            continue
+        stripped = line.strip()
+        if stripped not in ("pass", "..."):
+            continue
+        prev = next((lines[j][1] for j in range(idx - 1, -1, -1) if lines[j][1].strip()), "")
+        if _PASS_BODY.match(prev) and not _abstract_above(lines, idx):
+            hit = StubHit("empty_body", pos + line.index(stripped), pos + len(line))
+            out.append((idx, _RANK_EMPTY, pos, hit))
+    return out
 
 
 def _rank_key(r: tuple[int, int, int, StubHit]) -> tuple[int, int, int]:
@@ -518,20 +522,7 @@ def find_stubs_reference(output: str, ask: str, markers: tuple[str, ...]) -> lis
                 if name == "not_implemented" and _abstract_above(lines, li):
                     continue
                 ranked.append((li, rank + k, hit.start(), StubHit(name, hit.start(), hit.end())))
-    for idx, (pos, line) in enumerate(lines):
-        stripped = line.strip()
-        if idx == 0 or not live[idx] or not code[idx] or stripped not in ("pass", "..."):
-            continue
-        prev = next((lines[j][1] for j in range(idx - 1, -1, -1) if lines[j][1].strip()), "")
-        if _PASS_BODY.match(prev) and not _abstract_above(lines, idx):
-            ranked.append(
-                (
-                    idx,
-                    _RANK_EMPTY,
-                    pos,
-                    StubHit("empty_body", pos + line.index(stripped), pos + len(line)),
-                )
-            )
+    ranked += _empty_bodies(lines, live, code)
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
     return [r[3] for r in ranked]
 

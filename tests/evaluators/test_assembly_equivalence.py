@@ -31,6 +31,7 @@ from evaluators.proof import figures
 from evaluators.risk import Detector, estimate
 from evaluators.rules.base import MAX_EVIDENCE_ITEMS, Outcome
 from evaluators.rules.registry import RULES
+from tests.support.judged import builtin_judged
 
 
 def _uncertainty_plain(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
@@ -171,21 +172,7 @@ def test_result_dicts_match_plain_builder(js: list[Judged], pi: float, prior: fl
 
 def test_results_share_no_mutable_object() -> None:
     spec = next(s for s in RULES if s.kind == "detection")
-    j = Judged(
-        spec.name,
-        spec.bundle,
-        spec.kind,
-        spec.mechanism,
-        spec.question,
-        spec.classes,
-        spec.needs,
-        spec.weight,
-        False,
-        "default",
-        "builtin",
-        spec.version,
-        Outcome(True, 1.0, "ok"),
-    )
+    j = builtin_judged(spec, Outcome(True, 1.0, "ok"))
     cfg = EngineConfig()
     a, b = engine._result_dict(j, cfg, 0.5), engine._result_dict(j, cfg, 0.5)
     assert a == b

@@ -22,6 +22,7 @@ from evaluators.judged import Judged
 from evaluators.rules.base import MAX_EVIDENCE_ITEMS, Outcome
 from evaluators.rules.registry import RULES
 from tests.evaluators.test_assembly_equivalence import _judged
+from tests.support.judged import builtin_judged
 from tests.support.texts import bench_cases
 
 kernel = pytest.importorskip("evaluators._resultkernel")
@@ -81,21 +82,7 @@ def test_fill_equals_the_reference(js: list[Judged], pi: float) -> None:
 
 def test_fill_copies_every_dict_of_its_templates() -> None:
     spec = next(s for s in RULES if s.kind == "detection")
-    j = Judged(
-        spec.name,
-        spec.bundle,
-        spec.kind,
-        spec.mechanism,
-        spec.question,
-        spec.classes,
-        spec.needs,
-        spec.weight,
-        False,
-        "default",
-        "builtin",
-        spec.version,
-        Outcome(False, 0.25, "fired", evidence=[{"type": "count"}]),
-    )
+    j = builtin_judged(spec, Outcome(False, 0.25, "fired", evidence=[{"type": "count"}]))
     cfg = EngineConfig()
     tmpl = engine._builtin_template(j)
     unc = engine._uncertainty_template(j, cfg, 0.5)

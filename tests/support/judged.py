@@ -1,0 +1,27 @@
+"""A built-in rule's ``Judged`` record, as the engine binds it, for tests."""
+
+from __future__ import annotations
+
+from evaluators.judged import Judged
+from evaluators.rules.base import Outcome, RuleSpec
+
+
+def builtin_judged(
+    spec: RuleSpec, outcome: Outcome, *, critical: bool = False, source: str = "default"
+) -> Judged:
+    """``spec``'s metadata with ``outcome``, origin built-in."""
+    return Judged(
+        spec.name,
+        spec.bundle,
+        spec.kind,
+        spec.mechanism,
+        spec.question,
+        spec.classes,
+        spec.needs,
+        spec.weight,
+        critical,
+        source,
+        "builtin",
+        spec.version,
+        outcome,
+    )

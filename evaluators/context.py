@@ -8,10 +8,10 @@ is what keeps an evaluation of all bundles under a millisecond.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
 from evaluators.jsontext import sorted_text
@@ -28,6 +28,8 @@ from evaluators.lexical.terms import (
 from evaluators.model import Span, ToolCall
 from evaluators.request import EvaluationRequest
 from evaluators.textview import Folded, fold
+
+T = TypeVar("T")
 
 StepsAbsence = Literal["none", "empty", "spans_without_tool"]
 TOOL_TEXT_CAP = 262_144
@@ -142,6 +144,16 @@ class EvalContext:
         self._folds: dict[str, Folded] = {}
         self.memo: dict[str, Any] = {}  # per-evaluation results rules share
         self._has: dict[str, bool] = {}
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per evaluation, kept in ``memo`` under ``key``:
+        for a value several rules read."""
+        memo = self.memo
+        if key in memo:
+            value: T = memo[key]
+            return value
+        value = memo[key] = compute()
+        return value
 
     # -- text views -------------------------------------------------------
     def folded(self, source: str, raw: str) -> Folded:

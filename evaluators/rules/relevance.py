@@ -34,30 +34,19 @@ class Overlap:
 def _threshold(ctx: EvalContext, key: str) -> tuple[Any, str]:
     """``ctx.threshold(key)``, once per evaluation: the relevance rules read
     the same two thresholds twice each."""
-    memo_key = "relevance.threshold." + key
-    value: tuple[Any, str] | None = ctx.memo.get(memo_key)
-    if value is None:
-        value = ctx.memo[memo_key] = ctx.threshold(key)
-    return value
+    return ctx.shared("relevance.threshold." + key, lambda: ctx.threshold(key))
 
 
 def _body(ctx: EvalContext) -> str:
     """``strip_fences(ctx.output)``, once per evaluation (a scan of the whole
     output for a fence, which both the chain and continuity start from)."""
-    body: str | None = ctx.memo.get("relevance.body")
-    if body is None:
-        body = ctx.memo["relevance.body"] = strip_fences(ctx.output)
-    return body
+    return ctx.shared("relevance.body", lambda: strip_fences(ctx.output))
 
 
 def overlap(ctx: EvalContext) -> Overlap | None:
     """The ask's terms found in the output (computed once per evaluation:
     keyword_overlap and answers_the_ask both read it)."""
-    key = "relevance.overlap"
-    if key not in ctx.memo:
-        ctx.memo[key] = _overlap(ctx)
-    value: Overlap | None = ctx.memo[key]
-    return value
+    return ctx.shared("relevance.overlap", lambda: _overlap(ctx))
 
 
 def _overlap(ctx: EvalContext) -> Overlap | None:
@@ -136,31 +125,25 @@ def _chain(ctx: EvalContext) -> _Chain:
     evaluation, for an ask with content terms). The union of the units'
     terms is the output's term set: units cover every token of the
     fence-stripped output, and never cut one."""
-    key = "relevance.chain"
-    chain: _Chain | None = ctx.memo.get(key)
-    if chain is None:
-        text = ctx.output
-        body = _body(ctx)
-        seed = set(ctx.input_terms)
-        probe = _field_probe(frozenset(seed))
-        if body is text and "\n" not in body:
-            # _units' one-block case: the units are the sentences themselves
-            spans = ctx.output_sentences if body.strip() else []
-            chain = _Chain(*term_chain_spans(text, spans, seed, probe))
-        else:
-            chain = _Chain(*term_chain(_units(text, None, body), seed, probe))
-        ctx.memo[key] = chain
-    return chain
+    return ctx.shared("relevance.chain", lambda: _compute_chain(ctx))
+
+
+def _compute_chain(ctx: EvalContext) -> _Chain:
+    text = ctx.output
+    body = _body(ctx)
+    seed = set(ctx.input_terms)
+    probe = _field_probe(frozenset(seed))
+    if body is text and "\n" not in body:
+        # _units' one-block case: the units are the sentences themselves
+        spans = ctx.output_sentences if body.strip() else []
+        return _Chain(*term_chain_spans(text, spans, seed, probe))
+    return _Chain(*term_chain(_units(text, None, body), seed, probe))
 
 
 def continuity(ctx: EvalContext) -> Continuity | str:
     """Share of content sentences connected to the ask's topic, or a skip reason
     (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
-    key = "relevance.continuity"
-    if key not in ctx.memo:
-        ctx.memo[key] = _continuity(ctx)
-    value: Continuity | str = ctx.memo[key]
-    return value
+    return ctx.shared("relevance.continuity", lambda: _continuity(ctx))
 
 
 def _continuity(ctx: EvalContext) -> Continuity | str:

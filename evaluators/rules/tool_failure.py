@@ -272,9 +272,7 @@ def failure_reason_of(ctx: EvalContext, step: Step) -> str | None:
     stops early (a truncated read) has computed exactly the reasons it would
     have without the memo. An exception is memoised too and raised again, so
     every rule that reaches that step fails as it did before."""
-    memo: dict[int, tuple[str | None, BaseException | None]] | None = ctx.memo.get(_REASONS_KEY)
-    if memo is None:
-        memo = ctx.memo[_REASONS_KEY] = {}
+    memo: dict[int, tuple[str | None, BaseException | None]] = ctx.shared(_REASONS_KEY, dict)
     hit = memo.get(step.index)
     if hit is None:
         try:

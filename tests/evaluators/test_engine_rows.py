@@ -15,6 +15,7 @@ from evaluators import engine
 from evaluators.judged import Judged
 from evaluators.rules.base import Outcome
 from evaluators.rules.registry import BUNDLES, RULES, effective_critical, rules_for
+from tests.support.judged import builtin_judged
 
 OUT = Outcome(True, 1.0, "ok", [])
 
@@ -23,23 +24,7 @@ def _plain(eval_type: str, crit: tuple[str, ...], non: tuple[str, ...]) -> list[
     out = []
     for spec in rules_for(eval_type):
         is_crit, src = effective_critical(spec, crit, non)
-        out.append(
-            Judged(
-                spec.name,
-                spec.bundle,
-                spec.kind,
-                spec.mechanism,
-                spec.question,
-                spec.classes,
-                spec.needs,
-                spec.weight,
-                is_crit,
-                src,
-                "builtin",
-                spec.version,
-                OUT,
-            )
-        )
+        out.append(builtin_judged(spec, OUT, critical=is_crit, source=src))
     return out
 
 

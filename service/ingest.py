@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from receivers.conventions import precedence as P
 from receivers.mapping import classify_span, finalize_requested
 from receivers.otlp.decode import (
     INGEST_ATTRIBUTE_KEYS,
@@ -85,16 +86,21 @@ def span_row(
 # combination, not once per span.
 _SPAN_FACTS: dict[tuple[Any, ...], tuple[str, bool]] = {}
 SPAN_FACTS_MAX = 4096
+# Of those attributes, the tool and model-request markers matter by presence
+# alone (``classify_span`` asks whether one is there, never what it says), so
+# the memo keys them by name. Keyed by value, every tool span was a miss: its
+# call id, arguments and result are its own.
+PRESENCE_KEYS: frozenset[str] = frozenset(P.TOOL_MARKERS) | frozenset(P.MODEL_REQUEST_MARKERS)
 
 
 def span_facts(record: SpanRecord) -> tuple[str, bool]:
     """``(classify_span(record), finalize_requested(record))``, memoised."""
-    wanted = INGEST_ATTRIBUTE_KEYS
+    wanted, presence = INGEST_ATTRIBUTE_KEYS, PRESENCE_KEYS
     try:
         key = (
             record.name,
             record.kind,
-            *[kv for kv in record.attributes.items() if kv[0] in wanted],
+            *[k if k in presence else (k, v) for k, v in record.attributes.items() if k in wanted],
         )
         known = _SPAN_FACTS.get(key)
     except TypeError:  # an unhashable value (array, key-value list): not memoised

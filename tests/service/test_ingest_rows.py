@@ -58,3 +58,33 @@ def test_the_memo_is_bounded() -> None:
         assert ingest.span_facts(record)[1] is True
     assert len(ingest._SPAN_FACTS) <= ingest.SPAN_FACTS_MAX
     assert iris_conv.FINALIZE == ("iris.finalize",)
+
+
+def test_markers_are_not_read_by_value() -> None:
+    # The memo keys markers by name only; that is right only while no
+    # convention reads one of them by value.
+    from receivers.conventions import genai_current as gc
+    from receivers.conventions import langsmith as ls
+    from receivers.conventions import openinference as oi
+    from receivers.conventions import traceloop as tl
+
+    read_by_value = {gc.OPERATION_NAME, oi.SPAN_KIND, ls.SPAN_KIND, tl.SPAN_KIND}
+    read_by_value.update(iris_conv.FINALIZE)
+    assert not ingest.PRESENCE_KEYS & read_by_value
+    assert ingest.PRESENCE_KEYS <= INGEST_ATTRIBUTE_KEYS
+
+
+def test_tool_spans_with_their_own_call_ids_share_one_memo_entry() -> None:
+    ingest._SPAN_FACTS.clear()
+    for i in range(50):
+        record = SpanRecord(
+            "ab" * 16,
+            "cd" * 8,
+            "execute_tool search",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.call.id": f"call_{i}",
+            },
+        )
+        assert ingest.span_facts(record) == ("TOOL", False)
+    assert len(ingest._SPAN_FACTS) == 1

@@ -45,7 +45,12 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
         if settings.writer_process:
             state.writer.use_process(settings.database_url)
         await state.writer.start()
-        assembler = Assembler(state.engine, settings)
+        assembler = Assembler(
+            state.engine,
+            settings,
+            # In process mode the writer's thread is free: the child commits.
+            run_write=None if settings.writer_process else state.writer.run_in_writer_thread,
+        )
         app.state.assembler = assembler
         await assembler.start()
         grpc_server = await _start_grpc(app, state) if settings.otlp_grpc else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from sqlalchemy import Engine
@@ -59,9 +60,19 @@ class Assembler:
     at most every ``MIN_SLEEP_S`` and at least every ``interval_s``; a full
     sweep is followed by another at once."""
 
-    def __init__(self, engine: Engine, settings: Settings):
+    def __init__(
+        self,
+        engine: Engine,
+        settings: Settings,
+        *,
+        run_write: Callable[..., Awaitable[int]] | None = None,
+    ):
         self.engine = engine
         self.settings = settings
+        # Where a sweep's write transaction runs: the receiver passes its
+        # writer's thread (``GroupCommitWriter.run_in_writer_thread``) so the
+        # two never contend for SQLite's write lock; alone, a worker thread.
+        self._run_write = run_write or asyncio.to_thread
         # The longest sleep: also bounds how late a trace is seen whose spans
         # were written by another process after the last look.
         self.interval_s = max(0.05, min(settings.assembly_grace_ms / 4000, 0.5))
@@ -85,7 +96,7 @@ class Assembler:
         while True:
             try:
                 while True:
-                    done = await asyncio.to_thread(sweep_once, self.engine, self.settings)
+                    done = await self._run_write(sweep_once, self.engine, self.settings)
                     self.readied += done
                     if done < SWEEP_LIMIT:
                         break

@@ -26,15 +26,16 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 log = logging.getLogger("iris.writer")
+T = TypeVar("T")
 
 
 class Overloaded(Exception):
@@ -152,6 +153,20 @@ class GroupCommitWriter:
         if self._process is not None:
             await self._process.stop()
         self._executor.shutdown(wait=True)
+
+    async def run_in_writer_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on the thread that commits the batches, between two
+        of them.
+
+        For the other writers of the receiving process (the assembler's
+        sweeps): on SQLite a second thread's write transaction contends for
+        the database's one write lock, and the loser sleeps in SQLite's busy
+        handler (1 ms, then 2, 5, …) while the lock may be free again in a
+        fraction of that, holding every client waiting on the next commit.
+        Queued on the writer's own thread, the two take turns without waiting.
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
 
     @property
     def inflight(self) -> tuple[int, int]:

@@ -132,3 +132,14 @@ def test_the_assembler_sleeps_until_the_next_trace_is_due(
         conn.execute(update(Trace).values(last_span_at=codec.utcnow() - timedelta(minutes=2)))
     assert next_sweep_in(state.engine, state.settings, longest=0.5) == MIN_SLEEP_S  # overdue
     assert next_sweep_in(state.engine, state.settings, longest=0.02) == 0.02
+
+
+def test_the_receivers_sweeps_take_turns_with_its_writer(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # A sweep is a write transaction: in the receiving process it runs on the
+    # writer's thread, so the two never wait on SQLite's write lock.
+    client = make_client()
+    assembler = client.app.state.assembler  # type: ignore[attr-defined]
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    assert assembler._run_write == state.writer.run_in_writer_thread

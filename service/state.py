@@ -11,7 +11,9 @@ from sqlalchemy import Engine
 from service.engine_pool import EnginePool
 from service.metrics import IrisMetrics
 from service.settings import Settings
+from storage import walcheckpoint
 from storage.engine import make_engine
+from storage.walcheckpoint import WalCheckpointer, wants_checkpointer
 from storage.writer import GroupCommitWriter
 
 
@@ -32,9 +34,16 @@ class ServiceState:
     @classmethod
     def create(cls, settings: Settings) -> ServiceState:
         settings.ensure_home()
-        engine = make_engine(settings.database_url)
+        url = settings.database_url
+        checkpointer = None
+        if wants_checkpointer(url):
+            engine = make_engine(url, wal_autocheckpoint=walcheckpoint.AUTOCHECKPOINT_PAGES)
+            checkpointer = WalCheckpointer(engine)
+        else:
+            engine = make_engine(url)
         writer = GroupCommitWriter(
             engine,
+            checkpointer=checkpointer,
             max_batch_spans=settings.commit_max_spans,
             max_delay_ms=settings.commit_max_delay_ms,
             admission_max_spans=settings.admission_max_spans,

@@ -43,8 +43,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str, *, pool_size: int = 8) -> Engine:
-    """Create the engine for ``url`` with the pragmas and pool Iris relies on."""
+def make_engine(url: str, *, pool_size: int = 8, wal_autocheckpoint: int | None = None) -> Engine:
+    """Create the engine for ``url`` with the pragmas and pool Iris relies on.
+
+    ``wal_autocheckpoint`` (SQLite): the log size in pages past which a
+    commit checkpoints by itself; a process that checkpoints from its own
+    thread raises it (``storage.walcheckpoint``)."""
     url = normalise_url(url)
     if is_sqlite(url):
         engine = create_engine(
@@ -55,6 +59,13 @@ def make_engine(url: str, *, pool_size: int = 8) -> Engine:
             json_serializer=jsontext.dumps,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        if wal_autocheckpoint is not None:
+            pages = int(wal_autocheckpoint)
+
+            def _autocheckpoint(dbapi_connection: Any, _record: Any) -> None:
+                dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={pages}")
+
+            event.listen(engine, "connect", _autocheckpoint)
         return engine
     # No server-side prepared statements (psycopg prepares a statement after
     # its fifth run): PostgreSQL then kept generic plans made while tables

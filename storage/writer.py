@@ -34,6 +34,8 @@ from typing import Any, ClassVar, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
+from storage.walcheckpoint import WalCheckpointer
+
 log = logging.getLogger("iris.writer")
 T = TypeVar("T")
 
@@ -106,8 +108,12 @@ class GroupCommitWriter:
         max_delay_ms: float = 5.0,
         admission_max_spans: int = 200_000,
         admission_max_bytes: int = 256 * 1024 * 1024,
+        checkpointer: WalCheckpointer | None = None,
     ):
         self.engine = engine
+        # SQLite: checkpoints taken by a thread of their own while this
+        # writer runs, not inside its commits (``storage.walcheckpoint``).
+        self.checkpointer = checkpointer
         self.max_batch_spans = max_batch_spans
         self.max_delay_s = max_delay_ms / 1000
         self.admission_max_spans = admission_max_spans
@@ -136,6 +142,8 @@ class GroupCommitWriter:
     async def start(self) -> None:
         self._queue = asyncio.Queue()
         self._closing = False
+        if self.checkpointer is not None:
+            self.checkpointer.start()
         if self._process is not None:
             await self._process.start()
             self._task = asyncio.create_task(self._run_process(), name="iris-group-commit")
@@ -153,6 +161,8 @@ class GroupCommitWriter:
         if self._process is not None:
             await self._process.stop()
         self._executor.shutdown(wait=True)
+        if self.checkpointer is not None:
+            await asyncio.to_thread(self.checkpointer.stop)
 
     async def run_in_writer_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the thread that commits the batches, between two

@@ -29,7 +29,13 @@ from sqlalchemy.engine import make_url
 log = logging.getLogger("iris.checkpoint")
 
 # Connections of a process that runs a checkpointer checkpoint by themselves
-# only past this many pages (80 MiB of 8 KiB pages): if the thread falls behind.
+# only past this many pages (80 MiB of 8 KiB pages). Under a steady stream of
+# commits the thread's passive checkpoints never find the log fully copied at
+# the moment a new transaction starts, so the log is not restarted until a
+# commit passes this mark, checkpoints the little left and lets the next
+# transaction write from the start again: the ``-wal`` file then stays below
+# ~80 MiB. (4,000 pages measured ~12 % fewer spans/s: more of those
+# checkpoints, each with its two syncs, land in a commit.)
 AUTOCHECKPOINT_PAGES = 10_000
 INTERVAL_S = 0.1
 

@@ -11,7 +11,6 @@ from sqlalchemy import Engine
 from service.engine_pool import EnginePool
 from service.metrics import IrisMetrics
 from service.settings import Settings
-from storage import walcheckpoint
 from storage.engine import make_engine
 from storage.walcheckpoint import WalCheckpointer, wants_checkpointer
 from storage.writer import GroupCommitWriter
@@ -35,12 +34,8 @@ class ServiceState:
     def create(cls, settings: Settings) -> ServiceState:
         settings.ensure_home()
         url = settings.database_url
-        checkpointer = None
-        if wants_checkpointer(url):
-            engine = make_engine(url, wal_autocheckpoint=walcheckpoint.AUTOCHECKPOINT_PAGES)
-            checkpointer = WalCheckpointer(engine)
-        else:
-            engine = make_engine(url)
+        engine = make_engine(url)
+        checkpointer = WalCheckpointer(engine) if wants_checkpointer(url) else None
         writer = GroupCommitWriter(
             engine,
             checkpointer=checkpointer,

@@ -8,6 +8,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 from storage import jsontext
+from storage.walcheckpoint import AUTOCHECKPOINT_PAGES
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -43,12 +44,16 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str, *, pool_size: int = 8, wal_autocheckpoint: int | None = None) -> Engine:
+def make_engine(
+    url: str, *, pool_size: int = 8, wal_autocheckpoint: int = AUTOCHECKPOINT_PAGES
+) -> Engine:
     """Create the engine for ``url`` with the pragmas and pool Iris relies on.
 
     ``wal_autocheckpoint`` (SQLite): the log size in pages past which a
-    commit checkpoints by itself; a process that checkpoints from its own
-    thread raises it (``storage.walcheckpoint``)."""
+    commit checkpoints by itself. Every Iris process raises it from SQLite's
+    1,000 (``storage.walcheckpoint``): the receiving process checkpoints from a
+    thread of its own, and a worker whose commits found the log past 1,000
+    pages would otherwise copy it and sync the files inside each of them."""
     url = normalise_url(url)
     if is_sqlite(url):
         engine = create_engine(
@@ -59,13 +64,12 @@ def make_engine(url: str, *, pool_size: int = 8, wal_autocheckpoint: int | None 
             json_serializer=jsontext.dumps,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        if wal_autocheckpoint is not None:
-            pages = int(wal_autocheckpoint)
+        pages = int(wal_autocheckpoint)
 
-            def _autocheckpoint(dbapi_connection: Any, _record: Any) -> None:
-                dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={pages}")
+        def _autocheckpoint(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={pages}")
 
-            event.listen(engine, "connect", _autocheckpoint)
+        event.listen(engine, "connect", _autocheckpoint)
         return engine
     # No server-side prepared statements (psycopg prepares a statement after
     # its fifth run): PostgreSQL then kept generic plans made while tables

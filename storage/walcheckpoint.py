@@ -9,9 +9,12 @@ commit waited for the copy and the two ``fsync`` calls as well. On the
 replayed standard load (``docs/performance.md``) the commits' wall time was
 ~3 times what it is with checkpoints taken elsewhere.
 
-The receiving process instead raises its own connections' automatic
-threshold (``AUTOCHECKPOINT_PAGES``, a safety net) and runs a ``PASSIVE``
-checkpoint from a thread of its own every ``INTERVAL_S``. A passive
+Iris's connections instead checkpoint by themselves only past
+``AUTOCHECKPOINT_PAGES`` (a safety net, set by ``storage.engine``), and the
+receiving process runs a ``PASSIVE`` checkpoint from a thread of its own
+every ``INTERVAL_S``. (The workers' connections too: with the log kept
+longer, a worker at SQLite's default threshold of 1,000 pages would
+checkpoint, and sync, inside nearly every commit.) A passive
 checkpoint copies what no reader still needs without taking the write lock,
 so the writer keeps committing while it copies and syncs. Durability is
 unchanged: a commit under ``synchronous=NORMAL`` was never synced by itself;
@@ -28,14 +31,14 @@ from sqlalchemy.engine import make_url
 
 log = logging.getLogger("iris.checkpoint")
 
-# Connections of a process that runs a checkpointer checkpoint by themselves
-# only past this many pages (80 MiB of 8 KiB pages). Under a steady stream of
-# commits the thread's passive checkpoints never find the log fully copied at
-# the moment a new transaction starts, so the log is not restarted until a
-# commit passes this mark, checkpoints the little left and lets the next
-# transaction write from the start again: the ``-wal`` file then stays below
-# ~80 MiB. (4,000 pages measured ~12 % fewer spans/s: more of those
-# checkpoints, each with its two syncs, land in a commit.)
+# Iris's connections checkpoint by themselves only past this many pages
+# (80 MiB of 8 KiB pages). Under a steady stream of commits the thread's
+# passive checkpoints never find the log fully copied at the moment a new
+# transaction starts, so the log is not restarted until a commit passes this
+# mark, checkpoints the little left and lets the next transaction write from
+# the start again: the ``-wal`` file then stays below ~80 MiB. (4,000 pages
+# measured ~12 % fewer spans/s: more of those checkpoints, each with its two
+# syncs, land in a commit.)
 AUTOCHECKPOINT_PAGES = 10_000
 INTERVAL_S = 0.1
 

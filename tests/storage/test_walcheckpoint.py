@@ -72,3 +72,14 @@ def test_the_receiving_process_checkpoints_from_its_own_thread(tmp_path: Path) -
         assert pages == walcheckpoint.AUTOCHECKPOINT_PAGES
     finally:
         state.engine.dispose()
+
+
+def test_every_iris_engine_raises_the_threshold(tmp_path: Path) -> None:
+    # workers too: they share the log the receiver's thread keeps long
+    engine = make_engine(f"sqlite:///{tmp_path / 'd.db'}", pool_size=2)
+    try:
+        with engine.connect() as conn:
+            pages = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one()
+        assert pages == walcheckpoint.AUTOCHECKPOINT_PAGES
+    finally:
+        engine.dispose()

@@ -245,6 +245,10 @@ def test_hidden_group_is_hidden_literal_presence() -> None:
 
 def test_quote_openers_are_the_quote_scanners() -> None:
     assert set(injection._QUOTE_OPENERS) == set(quotes._QUOTE_CHARS.pattern.strip("[]"))
+    # _quotes spells the four tests out: each opener must take the QuoteSpans path
+    for q in injection._QUOTE_OPENERS:
+        assert type(injection._quotes(f"a {q}b")) is quotes.QuoteSpans
+    assert type(injection._quotes("a b")) is injection._Unquoted
 
 
 @settings(max_examples=200, deadline=None)

@@ -89,9 +89,16 @@ _COMPACT_LITERALS = LiteralSet(
 # Every literal question of one text, answered by one GateFamily scan: the
 # gated patterns' gates and start places, then where a machine reader is
 # named (``_machine_positions``) and whether a hidden-style literal occurs.
-_MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML, _HIDDEN, _COMMENT, _IMAGE = range(
-    len(_GATED), len(_GATED) + 7
-)
+(
+    _MACHINE_SPACED,
+    _MACHINE_DASH,
+    _MACHINE_WORDS,
+    _MACHINE_ML,
+    _HIDDEN,
+    _COMMENT,
+    _IMAGE,
+    _SYSTEM_TAG,
+) = range(len(_GATED), len(_GATED) + 8)
 # Literals the structural tier tests with ``in`` before running a regex
 # ("<!--" or "[//]" for COMMENT_OPEN_RE, "![" for MD_IMAGE_RE). Why here: str
 # ``in`` for a needle of two or more characters walks the whole text (2-4 us
@@ -101,6 +108,17 @@ _MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML, _HIDDEN, _COMMENT, 
 # settles the test; otherwise the ``in`` test still decides.
 _COMMENT_LITERALS = ("<!--", "[//]")
 _IMAGE_LITERALS = ("![",)
+# Each branch of P.SYSTEM_TAG_RE with its spaces removed: every match holds
+# one of them in the space-free text (re tries that pattern's first-character
+# set across the whole text, ~2 us, whenever a '[', '<' or '#' occurs).
+_SYSTEM_TAG_LITERALS = (
+    "[system:",
+    "<|im_start|>system",
+    "<system>",
+    "</system>",
+    "<|system|>",
+    "###system:",
+)
 _FAMILY = GateFamily(
     [
         *(pat.group() for pat in _GATED),
@@ -119,6 +137,8 @@ _FAMILY = GateFamily(
         ScanGroup((_COMMENT_LITERALS,), ()),
         # [] when "![" is in the space-free text (_exfil_images)
         ScanGroup((_IMAGE_LITERALS,), ()),
+        # [] when a _SYSTEM_TAG_LITERALS literal is in the space-free text
+        ScanGroup((_SYSTEM_TAG_LITERALS,), ()),
     ]
 )
 # Indices of the structural gated patterns in _GATED (and so in a scan).
@@ -344,8 +364,10 @@ def _phrases_reference(
 
 def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) -> list[Candidate]:
     out: list[Candidate] = []
-    # every SYSTEM_TAG_RE match starts with one of these characters
-    tags = P.SYSTEM_TAG_RE.finditer(t) if "[" in t or "<" in t or "#" in t else ()
+    # every SYSTEM_TAG_RE match holds a _SYSTEM_TAG_LITERALS literal once its
+    # spaces are removed, and starts with one of these characters
+    maybe = found[_SYSTEM_TAG] is not None and ("[" in t or "<" in t or "#" in t)
+    tags = P.SYSTEM_TAG_RE.finditer(t) if maybe else ()
     for m in tags:
         out.append(
             Candidate(

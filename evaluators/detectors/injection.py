@@ -210,9 +210,17 @@ def _unleet_reference(t: str) -> str:
 def _machine_positions(found: list[list[int] | None]) -> list[int]:
     """Where a word naming a machine reader occurs: :func:`_machine_positions_plain`'s
     positions (as a set, which is all ``_addressee_matches`` reads), from the scan."""
+    spaced, dash, words, ml = (
+        found[_MACHINE_SPACED],
+        found[_MACHINE_DASH],
+        found[_MACHINE_WORDS],
+        found[_MACHINE_ML],
+    )
+    if not (spaced or dash or words or ml):
+        return []  # the usual case: no machine word at all
     out: set[int] = set()
-    for group in (_MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML):
-        out.update(found[group] or ())
+    for places in (spaced, dash, words, ml):
+        out.update(places or ())
     return sorted(out)
 
 
@@ -266,8 +274,11 @@ def _addressed(
     t: str, found: list[list[int] | None], norm: NormalizedText, quotes: QuoteSpans
 ) -> list[Candidate]:
     out: list[Candidate] = []
+    positions = _machine_positions(found)
+    if not positions:
+        return out  # every kept match holds a machine word
     cue_at = -1  # last directive cue found; reused while it is still ahead in the window
-    for m in _addressee_matches(t, _machine_positions(found)):
+    for m in _addressee_matches(t, positions):
         s, e = m.start(), m.end()
         noun = m.group("noun").replace(" ", "")
         mods = set(m.group("mods").split())

@@ -21,6 +21,13 @@ try:
 except ImportError:  # pragma: no cover - depends on the build
     _piikernel = None  # type: ignore[assignment]
 
+# The overlap sweep and the identity view's findings
+# (evaluators/detectors/_findkernel.c); without it the Python below runs.
+try:
+    from evaluators.detectors import _findkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _findkernel = None  # type: ignore[assignment]
+
 # Printable ASCII and the ASCII whitespace ``normalize`` folds to a space.
 _PLAIN = frozenset(map(chr, range(0x20, 0x7F))) | frozenset("\t\n\r\x0b\x0c")
 _FOLD = str.maketrans("\t\n\r\x0b\x0c", "     ")
@@ -102,6 +109,17 @@ _by_start = itemgetter(2)
 
 
 def resolve_overlaps(cands: Iterable[Candidate]) -> list[Candidate]:
+    """:func:`resolve_overlaps_reference`, by the C kernel when ``cands`` is a
+    list of Candidate records with plain int fields (what the detectors
+    build); the sweep is a Python step per candidate, several dozen a text."""
+    if _findkernel is not None and type(cands) is list:
+        kept: list[Candidate] | None = _findkernel.resolve(cands, Candidate)
+        if kept is not None:
+            return kept
+    return resolve_overlaps_reference(cands)
+
+
+def resolve_overlaps_reference(cands: Iterable[Candidate]) -> list[Candidate]:
     """Keep a non-overlapping subset, preferring higher priority then longer spans.
 
     Single sweep over candidates sorted by start: only the last kept span can
@@ -144,6 +162,9 @@ def finalize(norm: NormalizedText, cands: Iterable[Candidate]) -> list[Finding]:
     raw = norm.raw
     kept = resolve_overlaps(cands)
     if norm.is_identity and (not kept or (kept[0].start >= 0 and kept[-1].end <= len(norm.text))):
+        if _findkernel is not None and len(raw) == len(norm.text):
+            found: list[Finding] = _findkernel.spans(kept, raw, Finding)
+            return found
         return [
             _new_tuple(Finding, (kind, category, s, e, raw[s:e], detail))
             for kind, category, s, e, detail, _ in kept

@@ -89,8 +89,35 @@ _COMPACT_LITERALS = LiteralSet(
 # Every literal question of one text, answered by one GateFamily scan: the
 # gated patterns' gates and start places, then where a machine reader is
 # named (``_machine_positions``) and whether a hidden-style literal occurs.
-_MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML, _HIDDEN = range(
-    len(_GATED), len(_GATED) + 5
+(
+    _MACHINE_SPACED,
+    _MACHINE_DASH,
+    _MACHINE_WORDS,
+    _MACHINE_ML,
+    _HIDDEN,
+    _COMMENT,
+    _IMAGE,
+    _SYSTEM_TAG,
+) = range(len(_GATED), len(_GATED) + 8)
+# Literals the structural tier tests with ``in`` before running a regex
+# ("<!--" or "[//]" for COMMENT_OPEN_RE, "![" for MD_IMAGE_RE). Why here: str
+# ``in`` for a needle of two or more characters walks the whole text (2-4 us
+# per 2.5 KB in CPython 3.11, not memchr speed), while the family scan answers
+# "does it occur in the space-free text" for free. A literal without a space
+# that occurs in the text occurs in the space-free text, so a None answer
+# settles the test; otherwise the ``in`` test still decides.
+_COMMENT_LITERALS = ("<!--", "[//]")
+_IMAGE_LITERALS = ("![",)
+# Each branch of P.SYSTEM_TAG_RE with its spaces removed: every match holds
+# one of them in the space-free text (re tries that pattern's first-character
+# set across the whole text, ~2 us, whenever a '[', '<' or '#' occurs).
+_SYSTEM_TAG_LITERALS = (
+    "[system:",
+    "<|im_start|>system",
+    "<system>",
+    "</system>",
+    "<|system|>",
+    "###system:",
 )
 _FAMILY = GateFamily(
     [
@@ -106,6 +133,12 @@ _FAMILY = GateFamily(
         ScanGroup((), ("ml",), tolerant=False, not_after=_LETTERS, not_before=_LETTERS),
         # [] when a HIDDEN_STYLE_LITERALS literal is in the space-free text
         ScanGroup((P.HIDDEN_STYLE_LITERALS,), ()),
+        # [] when "<!--" or "[//]" is in the space-free text (_hidden_blocks)
+        ScanGroup((_COMMENT_LITERALS,), ()),
+        # [] when "![" is in the space-free text (_exfil_images)
+        ScanGroup((_IMAGE_LITERALS,), ()),
+        # [] when a _SYSTEM_TAG_LITERALS literal is in the space-free text
+        ScanGroup((_SYSTEM_TAG_LITERALS,), ()),
     ]
 )
 # Indices of the structural gated patterns in _GATED (and so in a scan).
@@ -131,7 +164,9 @@ class _Unquoted(QuoteSpans):
 
 
 def _quotes(t: str) -> QuoteSpans:
-    if any(q in t for q in _QUOTE_OPENERS):
+    # the four tests spelled out (not ``any`` over a generator): one-character
+    # ``in`` tests are memchr-fast, the generator cost more than they do
+    if '"' in t or "“" in t or "«" in t or "„" in t:
         return QuoteSpans(t)
     return _Unquoted(t)
 
@@ -175,9 +210,17 @@ def _unleet_reference(t: str) -> str:
 def _machine_positions(found: list[list[int] | None]) -> list[int]:
     """Where a word naming a machine reader occurs: :func:`_machine_positions_plain`'s
     positions (as a set, which is all ``_addressee_matches`` reads), from the scan."""
+    spaced, dash, words, ml = (
+        found[_MACHINE_SPACED],
+        found[_MACHINE_DASH],
+        found[_MACHINE_WORDS],
+        found[_MACHINE_ML],
+    )
+    if not (spaced or dash or words or ml):
+        return []  # the usual case: no machine word at all
     out: set[int] = set()
-    for group in (_MACHINE_SPACED, _MACHINE_DASH, _MACHINE_WORDS, _MACHINE_ML):
-        out.update(found[group] or ())
+    for places in (spaced, dash, words, ml):
+        out.update(places or ())
     return sorted(out)
 
 
@@ -231,8 +274,11 @@ def _addressed(
     t: str, found: list[list[int] | None], norm: NormalizedText, quotes: QuoteSpans
 ) -> list[Candidate]:
     out: list[Candidate] = []
+    positions = _machine_positions(found)
+    if not positions:
+        return out  # every kept match holds a machine word
     cue_at = -1  # last directive cue found; reused while it is still ahead in the window
-    for m in _addressee_matches(t, _machine_positions(found)):
+    for m in _addressee_matches(t, positions):
         s, e = m.start(), m.end()
         noun = m.group("noun").replace(" ", "")
         mods = set(m.group("mods").split())
@@ -329,8 +375,10 @@ def _phrases_reference(
 
 def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) -> list[Candidate]:
     out: list[Candidate] = []
-    # every SYSTEM_TAG_RE match starts with one of these characters
-    tags = P.SYSTEM_TAG_RE.finditer(t) if "[" in t or "<" in t or "#" in t else ()
+    # every SYSTEM_TAG_RE match holds a _SYSTEM_TAG_LITERALS literal once its
+    # spaces are removed, and starts with one of these characters
+    maybe = found[_SYSTEM_TAG] is not None and ("[" in t or "<" in t or "#" in t)
+    tags = P.SYSTEM_TAG_RE.finditer(t) if maybe else ()
     for m in tags:
         out.append(
             Candidate(
@@ -393,8 +441,10 @@ def _directive_keys(t: str) -> list[Candidate]:
 def _hidden_blocks(t: str, found: list[list[int] | None]) -> list[Candidate]:
     out: list[Candidate] = []
     scanned_to = -1
-    # every COMMENT_OPEN_RE match holds one of these literals
-    opens = P.COMMENT_OPEN_RE.finditer(t) if "<!--" in t or "[//]" in t else ()
+    # every COMMENT_OPEN_RE match holds one of these literals (the scan's
+    # _COMMENT group is None when neither is in the space-free text)
+    maybe = found[_COMMENT] is not None
+    opens = P.COMMENT_OPEN_RE.finditer(t) if maybe and ("<!--" in t or "[//]" in t) else ()
     for m in opens:
         if m.start() < scanned_to:
             continue  # nested inside a body already examined
@@ -466,10 +516,10 @@ def _base64_execute(t: str, found: list[list[int] | None], plain: str) -> list[C
     return out
 
 
-def _exfil_images(t: str) -> list[Candidate]:
+def _exfil_images(t: str, found: list[list[int] | None]) -> list[Candidate]:
     out: list[Candidate] = []
-    if "![" not in t:
-        return out  # every MD_IMAGE_RE match starts with "!["
+    if found[_IMAGE] is None or "![" not in t:
+        return out  # every MD_IMAGE_RE match starts with "![" (see _IMAGE_LITERALS)
     for m in P.MD_IMAGE_RE.finditer(t):
         if P.EXFIL_VALUE_RE.search(m.group().replace(" ", "")):
             out.append(
@@ -498,6 +548,6 @@ def find_injection(raw: str) -> list[Finding]:
         + _directive_keys(t)
         + _hidden_blocks(t, found)
         + _base64_execute(t, found, norm.text)
-        + _exfil_images(t)
+        + _exfil_images(t, found)
     )
     return finalize(norm, cands)

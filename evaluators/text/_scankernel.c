@@ -162,13 +162,14 @@ static int char_table(PyObject *chars, uint8_t *table) {
 
 /* Lays the automaton out for the scan: nodes renumbered breadth first (the
  * shallow states a text mostly visits sit together), each transition stored
- * as the offset of its row (no multiply on the scan's critical path), and a
- * last column per row holding the node's number when it ends a literal or has
- * a suffix that does, else -1. ``order`` lists the nodes but the root in
+ * as the offset of its row (no multiply on the scan's critical path) shifted
+ * left once, its low bit set when the target ends a literal or has a suffix
+ * that does (so the scan reads one entry per character, not two), and a last
+ * column per row holding the node's number in that case, else -1. ``order`` lists the nodes but the root in
  * breadth-first order. */
 static int renumber(family *f, const int32_t *order) {
     const Py_ssize_t k = f->n_syms, width = k + 1;
-    if (f->n_nodes > INT32_MAX / width) return fail("automaton too large");
+    if (f->n_nodes > INT32_MAX / (2 * width)) return fail("automaton too large");
     int32_t *new_id = alloc_zeroed(f->n_nodes, sizeof(int32_t));
     int32_t *delta = alloc_zeroed(f->n_nodes * width, sizeof(int32_t));
     int32_t *term = alloc_zeroed(f->n_nodes, sizeof(int32_t));
@@ -186,7 +187,9 @@ static int renumber(family *f, const int32_t *order) {
         int32_t v = new_id[u];
         int32_t *row = delta + (Py_ssize_t)v * width;
         for (Py_ssize_t s = 0; s < k; s++) {
-            row[s] = new_id[f->delta[u * k + s]] * (int32_t)width;
+            int32_t child = f->delta[u * k + s];
+            int32_t has_out = f->term[child] >= 0 || f->out_link[child] != 0;
+            row[s] = ((new_id[child] * (int32_t)width) << 1) | has_out;
         }
         term[v] = f->term[u];
         out_link[v] = new_id[f->out_link[u]];
@@ -489,7 +492,9 @@ static inline int walk_kind(const family *f, const int kind, const void *data, P
             if (spaces > 1) last_wide = j;
             spaces = 0;
         }
-        state = delta[state + (c < 128 ? sym[c] : 0)];
+        int32_t step = delta[state + (c < 128 ? sym[c] : 0)];
+        state = step >> 1;
+        if (!(step & 1)) continue; /* the usual case: nothing ends here */
         int32_t node = delta[state + out_col];
         if (node < 0) continue;
         if (term[node] < 0) node = f->out_link[node];

@@ -47,6 +47,12 @@ def _same(raw: str) -> None:
 @example("a  b", 0)
 @example("x", 255)
 @example("x", 256)
+@example("abcdefg  x", 0)
+@example("abcdefgh  ", 0)
+@example("abcdefg \t", 0)
+@example("ABCDEFGHIJKLMNOPQRSTUVWXYZ@[`{\x7f", 0)
+@example("\t\n\r\x0b\x0cabc\x08", 0)
+@example("a\x1fbcdefgh", 0)
 @settings(max_examples=500, deadline=None)
 def test_fold_equals_the_reference(text: str, pad: int) -> None:
     _same(text)

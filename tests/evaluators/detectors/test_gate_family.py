@@ -245,6 +245,10 @@ def test_hidden_group_is_hidden_literal_presence() -> None:
 
 def test_quote_openers_are_the_quote_scanners() -> None:
     assert set(injection._QUOTE_OPENERS) == set(quotes._QUOTE_CHARS.pattern.strip("[]"))
+    # _quotes spells the four tests out: each opener must take the QuoteSpans path
+    for q in injection._QUOTE_OPENERS:
+        assert type(injection._quotes(f"a {q}b")) is quotes.QuoteSpans
+    assert type(injection._quotes("a b")) is injection._Unquoted
 
 
 @settings(max_examples=200, deadline=None)
@@ -263,3 +267,42 @@ def test_find_injection_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(gates, "_scankernel", None)
     monkeypatch.setattr(injection, "_FAMILY", GateFamily(FAMILY.groups))
     assert [injection.find_injection(raw) for raw in texts] == with_kernel
+
+
+# -- presence groups that gate a structural regex -----------------------------------
+
+SYSTEM_TAG_FORMS = [
+    "[system:",
+    "[system :",
+    "<|im_start|>system",
+    "<|im_start|> system",
+    "<system>",
+    "</system>",
+    "<|system|>",
+    "###system:",
+    "### system:",
+    "###system :",
+    "### system :",
+]
+
+
+def test_every_system_tag_form_holds_a_gate_literal() -> None:
+    for form in SYSTEM_TAG_FORMS:
+        assert P.SYSTEM_TAG_RE.fullmatch(form), form
+        assert any(lit in form.replace(" ", "") for lit in injection._SYSTEM_TAG_LITERALS)
+        assert FAMILY.scan(f"x {form} y")[injection._SYSTEM_TAG] is not None
+    assert FAMILY.scan("system: [ system")[injection._SYSTEM_TAG] is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts([*SYSTEM_TAG_FORMS, *ODD, "[", "<", "#", "|", ">", "sys", "tem", ":", "/"]))
+def test_structural_gates_never_hide_a_match(text: str) -> None:
+    """A None presence group means its regex finds nothing in the text."""
+    t = _view(text)
+    found = FAMILY.scan(t)
+    if found[injection._SYSTEM_TAG] is None:
+        assert P.SYSTEM_TAG_RE.search(t) is None
+    if found[injection._COMMENT] is None:
+        assert P.COMMENT_OPEN_RE.search(t) is None
+    if found[injection._IMAGE] is None:
+        assert P.MD_IMAGE_RE.search(t) is None

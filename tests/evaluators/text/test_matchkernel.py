@@ -260,5 +260,17 @@ def test_every_markdown_image_match_starts_with_the_gate_literal() -> None:
 
     head = rp.parse(P.MD_IMAGE_RE.pattern, P.MD_IMAGE_RE.flags).data[:2]
     assert head == [(rc.LITERAL, ord("!")), (rc.LITERAL, ord("["))]
-    assert inj._exfil_images("see ![x](https://e.com/p?d=" + "a" * 30 + ")")
-    assert inj._exfil_images("no image here (https://e.com/p?d=" + "a" * 30 + ")") == []
+    yes = "see ![x](https://e.com/p?d=" + "a" * 30 + ")"
+    no = "no image here (https://e.com/p?d=" + "a" * 30 + ")"
+    assert inj._exfil_images(yes, inj._FAMILY.scan(yes))
+    assert inj._exfil_images(no, inj._FAMILY.scan(no)) == []
+    assert inj._FAMILY.scan(no)[inj._IMAGE] is None
+
+
+def test_every_comment_open_match_holds_a_gate_literal() -> None:
+    """``_hidden_blocks`` skips COMMENT_OPEN_RE when the scan finds neither
+    "<!--" nor "[//]" in the space-free text: its two branches open with them."""
+    assert P.COMMENT_OPEN_RE.pattern.startswith(r"<!--|\[//\]")
+    for t in ("<!-- x", "[//]: # (y)", "[//]:#(", "a < !-- b", "plain"):
+        compact_has = any(lit in t.replace(" ", "") for lit in inj._COMMENT_LITERALS)
+        assert (inj._FAMILY.scan(t)[inj._COMMENT] is not None) == compact_has

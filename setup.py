@@ -14,6 +14,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/text/_matchkernel.c``: the injection phrase tier's backtracking matcher.
 * ``evaluators/rules/_saykernel.c``: says_something's letter-run and repeated-sentence counts.
 * ``evaluators/rules/_argkernel.c``: valid_tool_arguments' plain schema check.
+* ``evaluators/rules/_halkernel.c``: no_hallucination_markers' digit, date and flag scans.
 """
 
 from setuptools import Extension, setup
@@ -35,5 +36,6 @@ setup(
         _ext("evaluators.rules._toolkernel", "evaluators/rules/_toolkernel.c"),
         _ext("evaluators.text._matchkernel", "evaluators/text/_matchkernel.c"),
         _ext("evaluators.rules._argkernel", "evaluators/rules/_argkernel.c"),
+        _ext("evaluators.rules._halkernel", "evaluators/rules/_halkernel.c"),
     ]
 )

@@ -146,6 +146,12 @@ try:
     from evaluators.rules import _numkernel
 except ImportError:  # pragma: no cover - depends on the build
     _numkernel = None  # type: ignore[assignment]
+# The material-side scans (evaluators/rules/_halkernel.c): digit tests, month
+# stems, flag-assignment runs; each equal to its ``_reference`` below.
+try:
+    from evaluators.rules import _halkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _halkernel = None  # type: ignore[assignment]
 
 
 def numbers(text: str) -> list[Num]:
@@ -272,6 +278,19 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         yield from _DATE_DAY_FIRST.finditer(text)
         return
     low = text.lower()
+    stems, viable = (
+        _halkernel.month_stems(low) if _halkernel is not None else _month_stems_reference(low)
+    )
+    if not viable:
+        return  # no stem at a word start has what either form needs around it
+    yield from tried_at(_DATE_NAMED_LOW, low, stems)
+    yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+
+
+def _month_stems_reference(low: str) -> tuple[list[int], bool]:
+    """The month stems of lowered ASCII ``low`` at which a named date may open
+    (stem by stem, each in text order), and whether any of them passes the
+    test of a form below (``_halkernel.month_stems`` must equal this)."""
     stems: list[int] = []
     viable = False  # some stem passes the test of a form below
     for stem_ in _MONTH_STEMS:
@@ -287,10 +306,7 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
                     viable or _named_from(low, i) or (before.isspace() and _day_before(low, i - 1))
                 )
             i = low.find(stem_, i + 1)
-    if not viable:
-        return  # no stem at a word start has what either form needs around it
-    yield from tried_at(_DATE_NAMED_LOW, low, stems)
-    yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+    return stems, viable
 
 
 # Both tests below read lowered ASCII text, where ``\\s`` is ``str.isspace``,
@@ -350,8 +366,15 @@ _ANY_DIGIT = re.compile(r"\d")
 
 
 def _has_digit(text: str) -> bool:
-    """``_ANY_DIGIT.search(text) is not None``; on ASCII text (where ``\\d`` is
-    0-9) ten ``in`` tests at memchr speed instead of a class scan."""
+    """``_ANY_DIGIT.search(text) is not None`` (the compiled test when built)."""
+    if _halkernel is not None:
+        return _halkernel.has_digit(text)
+    return _has_digit_reference(text)
+
+
+def _has_digit_reference(text: str) -> bool:
+    """:func:`_has_digit` in Python: on ASCII text (where ``\\d`` is 0-9) ten
+    ``in`` tests at memchr speed instead of a class scan."""
     if not text.isascii():
         return _ANY_DIGIT.search(text) is not None
     return any(digit in text for digit in "0123456789")
@@ -382,6 +405,14 @@ def dates(text: str) -> list[DateClaim]:
 
 
 def _digit_sign_digit(text: str, sign: str, most: int = 64) -> bool:
+    """:func:`_digit_sign_digit_reference`, compiled when the kernel is built
+    (one pass over the characters instead of a Python loop over the signs)."""
+    if _halkernel is not None:
+        return _halkernel.digit_sign_digit(text, sign, most)
+    return _digit_sign_digit_reference(text, sign, most)
+
+
+def _digit_sign_digit_reference(text: str, sign: str, most: int = 64) -> bool:
     """Whether ``text`` may hold ``\\d`` + ``sign`` + ``\\d`` (``re``'s ``\\d`` is
     ``str.isdecimal``).
 
@@ -850,18 +881,10 @@ class _AssignStarts:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        runs: list[int] = []  # run starts, ascending (one per sign at most)
-        if ":" in text or "=" in text:
-            n = len(text)
-            rev = text[::-1]
-            value_after = _VALUE_AFTER.match
-            for sign in _sign_positions(text):
-                if value_after(text, sign + 1) is None:
-                    continue  # the only match that could use this sign fails
-                before = _ASSIGN_BEFORE.match(rev, n - sign)
-                if before is not None:
-                    runs.append(n - before.end(1))
-        self._runs = runs
+        if _halkernel is not None:
+            self._runs = _halkernel.assign_runs(text, _VALUE_AFTER.match)
+        else:
+            self._runs = _assign_runs_reference(text)
 
     def search(self, pos: int) -> re.Match[str] | None:
         text, runs = self._text, self._runs
@@ -873,6 +896,24 @@ class _AssignStarts:
             if found is not None:
                 return found
         return None
+
+
+def _assign_runs_reference(text: str) -> list[int]:
+    """The run starts of :class:`_AssignStarts`, ascending: for each sign
+    followed by a value, the run read back from it (``_halkernel.assign_runs``
+    must equal this)."""
+    runs: list[int] = []  # run starts, ascending (one per sign at most)
+    if ":" in text or "=" in text:
+        n = len(text)
+        rev = text[::-1]
+        value_after = _VALUE_AFTER.match
+        for sign in _sign_positions(text):
+            if value_after(text, sign + 1) is None:
+                continue  # the only match that could use this sign fails
+            before = _ASSIGN_BEFORE.match(rev, n - sign)
+            if before is not None:
+                runs.append(n - before.end(1))
+    return runs
 
 
 def _sign_positions(text: str) -> list[int]:
@@ -1197,6 +1238,8 @@ def _stem(word: str) -> str:
 def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
     """A figure the material does not state, but a transposed or tenfold
     variant of one it does (14,280 for 12,480; 2,140 for 214; 0.031 for 0.31)."""
+    if not nums:
+        return  # only the output's loose figures are flagged: none, nothing to build
     src_keys: dict[str, Num] = {}
     src_sig: dict[str, Num] = {}
     for s in mat.nums:
@@ -1447,7 +1490,7 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         return
     low = _lowered(out)
     for key, value in flags.items():
-        words = [w for w in re.split(r"[_.\-\s]+", key) if w]
+        words = _key_words(key)
         if words and words[0] not in low:
             continue  # the key's pattern starts with this literal word
         rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
@@ -1469,6 +1512,23 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
                     f"{key} is {'true' if value else 'false'} in the material",
                 )
                 break
+
+
+_KEY_SPLIT = re.compile(r"[_.\-\s]+")
+# flag key -> its words: a pure function of the key, asked once per flag of
+# every evaluation (the same few keys recur), so each short key is split once
+_KEY_WORDS: dict[str, list[str]] = {}
+
+
+def _key_words(key: str) -> list[str]:
+    """``[w for w in re.split(r"[_.\\-\\s]+", key) if w]``, remembered per key
+    (the list is only read)."""
+    words = _KEY_WORDS.get(key)
+    if words is None:
+        words = [w for w in _KEY_SPLIT.split(key) if w]
+        if len(key) <= 64 and len(_KEY_WORDS) < 4096:  # bounded memory
+            _KEY_WORDS[key] = words
+    return words
 
 
 def _occurrences(text: str, word: str) -> list[int]:

@@ -2,13 +2,15 @@
  * evaluators.rules._halkernel: the material-side scans of
  * no_hallucination_markers (evaluators/rules/hallucination_grounded.py), in C.
  *
- * Four functions, each equal to a pure-Python reference in
+ * Six functions, each equal to a pure-Python reference in
  * hallucination_grounded.py, which stays the fallback:
  *
+ *   any_in(hay, literals) -> bool                  ``_any_in_reference``
  *   has_digit(text) -> bool                        ``_has_digit_reference``
  *   digit_sign_digit(text, sign, most) -> bool     ``_digit_sign_digit_reference``
  *   month_stems(low) -> (stems, viable)            ``_month_stems_reference``
  *   assign_runs(text, value_after) -> list[int]    ``_assign_runs_reference``
+ *   assign_settings(text, value_after) -> list | None  ``_assign_settings_reference``
  *
  * Why this exists: the flag pass (``_AssignStarts``) reversed the whole
  * material, found each ``:``/``=`` with ``str.find`` and ran two regex
@@ -314,7 +316,171 @@ error:
     return NULL;
 }
 
+/* -- assign_settings (mirrors the assignment loop of ``_flag_settings``) --
+ *
+ * ``assign_settings(text, value_after)`` returns the ``(key, value)`` pairs
+ * that the middle (assignment) loop of ``_flag_settings`` yields, in order,
+ * or None when a step depends on re.IGNORECASE folding a non-ASCII character
+ * (then the Python loop, ``_assign_settings_reference``, runs instead).
+ *
+ * The loop: from ``pos`` (0 at first), a match is ``_BOOL_ASSIGN_HERE`` at
+ * ``pos`` when ``pos`` > 0, else the first run start (``assign_runs``) at or
+ * after ``pos`` where ``_BOOL_ASSIGN`` matches (from the quote before the run
+ * when there is one after ``pos``). The key is the run from its first
+ * ``[A-Za-z]`` (re.I); a run without one moves ``pos`` to the run's end,
+ * otherwise the pair is listed and ``pos`` moves to the match end.
+ *
+ * One match, ``"?(?<![\w.-])(?P<run>[\w.-]++)"?\s*[:=]\s*"?(?P<val>...)\b``
+ * (the lookbehind only in ``_BOOL_ASSIGN``): each optional quote is taken
+ * when present, since without it the next item would have to match a quote
+ * (a run character, a space, a sign and a value letter never is one); the
+ * run is possessive; spaces are never signs nor value letters. So the match
+ * is the one greedy path. ``[A-Za-z]`` under re.I also takes non-ASCII
+ * letters that fold into it, so a non-ASCII character met before the key's
+ * first ASCII letter defers too. */
+
+typedef struct {
+    Py_ssize_t run_start, run_end, val_start, val_end;
+} assign_t;
+
+enum { NO_MATCH = 0, MATCHED = 1, DEFER = 2 };
+
+static int assign_at(const text_t *t, Py_ssize_t p, int lookbehind, assign_t *m) {
+    Py_ssize_t n = t->n, q = p;
+    if (q < n && at(t, q) == '"') q++;
+    if (lookbehind && q > 0 && is_run(at(t, q - 1))) return NO_MATCH;
+    m->run_start = q;
+    while (q < n && is_run(at(t, q))) q++;
+    if (q == m->run_start) return NO_MATCH;
+    m->run_end = q;
+    if (q < n && at(t, q) == '"') q++;
+    while (q < n && is_space(at(t, q))) q++;
+    if (q >= n || (at(t, q) != ':' && at(t, q) != '=')) return NO_MATCH;
+    q++;
+    while (q < n && is_space(at(t, q))) q++;
+    if (q < n && at(t, q) == '"') q++;
+    for (int v = 0; v < 6; v++) {
+        const char *w = VALUES[v];
+        Py_ssize_t len = (Py_ssize_t)strlen(w), k = 0;
+        for (; k < len; k++) {
+            if (q + k >= n) break;
+            Py_UCS4 c = at(t, q + k);
+            if (c >= 128) return DEFER;
+            if (c >= 'A' && c <= 'Z') c += 32;
+            if (c != (Py_UCS4)w[k]) break;
+        }
+        if (k < len) continue;
+        if (q + len < n && is_word(at(t, q + len))) continue;
+        m->val_start = q;
+        m->val_end = q + len;
+        return MATCHED;
+    }
+    return NO_MATCH;
+}
+
+static int append_pair(PyObject *out, PyObject *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c,
+                       Py_ssize_t d) {
+    PyObject *key = PyUnicode_Substring(text, a, b);
+    if (key == NULL) return -1;
+    PyObject *val = PyUnicode_Substring(text, c, d);
+    if (val == NULL) {
+        Py_DECREF(key);
+        return -1;
+    }
+    PyObject *pair = PyTuple_Pack(2, key, val);
+    Py_DECREF(key);
+    Py_DECREF(val);
+    if (pair == NULL) return -1;
+    int r = PyList_Append(out, pair);
+    Py_DECREF(pair);
+    return r;
+}
+
+static PyObject *assign_settings(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "assign_settings(text, value_after) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    text_t t;
+    if (text_of(text, &t, "assign_settings") < 0) return NULL;
+    PyObject *runs = assign_runs(self, args, nargs);
+    if (runs == NULL) return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) goto error;
+    Py_ssize_t nruns = PyList_GET_SIZE(runs), next = 0, pos = 0;
+    for (;;) {
+        assign_t m;
+        int r = NO_MATCH;
+        if (pos > 0) r = assign_at(&t, pos, 0, &m);
+        if (r == NO_MATCH) {
+            /* ``starts.search(pos)``: the runs are ascending, and ``pos`` only grows */
+            while (next < nruns && PyLong_AsSsize_t(PyList_GET_ITEM(runs, next)) < pos) next++;
+            for (Py_ssize_t i = next; i < nruns && r == NO_MATCH; i++) {
+                Py_ssize_t run = PyLong_AsSsize_t(PyList_GET_ITEM(runs, i));
+                int quoted = run > pos && at(&t, run - 1) == '"';
+                r = assign_at(&t, quoted ? run - 1 : run, 1, &m);
+            }
+        }
+        if (r == DEFER) goto defer;
+        if (r == NO_MATCH) break;
+        /* ``_KEY_START.search(run)`` */
+        Py_ssize_t key = -1;
+        for (Py_ssize_t i = m.run_start; i < m.run_end; i++) {
+            Py_UCS4 c = at(&t, i);
+            if (c >= 128) goto defer;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+                key = i;
+                break;
+            }
+        }
+        if (key < 0) {
+            pos = m.run_end;
+            continue;
+        }
+        if (append_pair(out, text, key, m.run_end, m.val_start, m.val_end) < 0) goto error;
+        pos = m.val_end;
+    }
+    Py_DECREF(runs);
+    return out;
+defer:
+    Py_DECREF(runs);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(runs);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* -- any_in: ``any(lit in hay for lit in literals)`` -------------------------
+ *
+ * The material gates of the signals (``_any_in``): one call instead of a
+ * generator frame per gate. ``PyUnicode_Contains`` is what ``in`` runs. */
+
+static PyObject *any_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "any_in(hay: str, literals: tuple) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *hay = args[0], *lits = args[1];
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lits); i++) {
+        PyObject *lit = PyTuple_GET_ITEM(lits, i);
+        if (!PyUnicode_Check(lit)) {
+            PyErr_SetString(PyExc_TypeError, "any_in: literals must be str");
+            return NULL;
+        }
+        int r = PyUnicode_Contains(hay, lit);
+        if (r < 0) return NULL;
+        if (r) Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
+    {"any_in", (PyCFunction)(void (*)(void))any_in, METH_FASTCALL,
+     "any_in(hay, literals) -> any(lit in hay for lit in literals)."},
     {"has_digit", (PyCFunction)has_digit, METH_O,
      "has_digit(text) -> whether text holds a decimal character (re's \\d)."},
     {"digit_sign_digit", (PyCFunction)(void (*)(void))digit_sign_digit, METH_FASTCALL,
@@ -323,6 +489,8 @@ static PyMethodDef methods[] = {
      "month_stems(low) -> (month stems at a word start, whether one can open a date)."},
     {"assign_runs", (PyCFunction)(void (*)(void))assign_runs, METH_FASTCALL,
      "assign_runs(text, value_after) -> the starts of the runs a flag assignment can key."},
+    {"assign_settings", (PyCFunction)(void (*)(void))assign_settings, METH_FASTCALL,
+     "assign_settings(text, value_after) -> the (key, value) flag assignments, or None."},
     {NULL, NULL, 0, NULL},
 };
 

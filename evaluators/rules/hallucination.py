@@ -66,7 +66,7 @@ def grounded_signals(ctx: EvalContext) -> list[tuple[str, int, int, str]]:
     expected answer and every tool result (SPEC §8.19 "material given")."""
     extra = [ctx.request.expected or ""]
     extra += [s.output_text for s in ctx.steps if s.output is not None]
-    return hallucination_grounded.signals(ctx.output, ctx.input or "", extra)
+    return hallucination_grounded.signals(ctx.output, ctx.input or "", extra, ctx.output_lower)
 
 
 def no_hallucination_markers(ctx: EvalContext) -> Outcome:

@@ -365,6 +365,20 @@ def _day_at(low: str, k: int) -> bool:
 _ANY_DIGIT = re.compile(r"\d")
 
 
+def _any_in(hay: str, literals: tuple[str, ...]) -> bool:
+    """``any(lit in hay for lit in literals)``: the signals' material gates,
+    one compiled call each when the kernel is built (a generator frame per
+    gate cost more than the tests)."""
+    if _halkernel is not None:
+        return _halkernel.any_in(hay, literals)
+    return _any_in_reference(hay, literals)
+
+
+def _any_in_reference(hay: str, literals: tuple[str, ...]) -> bool:
+    """:func:`_any_in` in Python."""
+    return any(lit in hay for lit in literals)
+
+
 def _has_digit(text: str) -> bool:
     """``_ANY_DIGIT.search(text) is not None`` (the compiled test when built)."""
     if _halkernel is not None:
@@ -679,6 +693,13 @@ def _lowered(text: str) -> str:
     return low
 
 
+def _remember_lowered(text: str, low: str) -> None:
+    """Make ``low`` (which must be ``text.lower()``) what :func:`_lowered`
+    answers for ``text``."""
+    global _LAST_LOWERED
+    _LAST_LOWERED = (text, low)
+
+
 def _cannot_match(text: str, literals: FamilyMember) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
@@ -740,13 +761,8 @@ def _failure_reasons(mat: Material) -> list[str]:
     low = mat.lower
     reasons: list[str] = []
     for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
-        if not lowered or ascii_text:
-            hay = low if lowered else text
-            for lit in literals:  # (a loop: a generator per pattern cost more than the test)
-                if lit in hay:
-                    break
-            else:
-                continue
+        if (not lowered or ascii_text) and not _any_in(low if lowered else text, literals):
+            continue
         if rx.search(text):
             reasons.append(why)
     return reasons
@@ -930,14 +946,32 @@ def _sign_positions(text: str) -> list[int]:
     return found
 
 
-def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
-    """(key, value) of every flag the text sets, form by form, in text order."""
+def _flag_settings(text: str, lowered: str | None = None) -> Iterator[tuple[str, str]]:
+    """(key, value) of every flag the text sets, form by form, in text order.
+    ``lowered`` is ``text.lower()`` when the caller has it already."""
     # an object form holds '"enabled"' (re.I: on ASCII text, exactly when
     # the lowered text does); its search runs the matcher at every quote
-    low = text.lower() if text.isascii() else None
+    low = (text.lower() if lowered is None else lowered) if text.isascii() else None
     if low is None or '"enabled"' in low:
         for m in _BOOL_OBJECT.finditer(text):
             yield m.group("key"), m.group("val")
+    # the assignment form: compiled when built (None: a step there hangs on
+    # re.IGNORECASE folding a non-ASCII letter, and the Python loop decides)
+    assigned = None
+    if _halkernel is not None:
+        assigned = _halkernel.assign_settings(text, _VALUE_AFTER.match)
+    yield from _assign_settings_reference(text) if assigned is None else assigned
+    # every match holds "(default:" (re.I: on ASCII text, exactly when the
+    # lowered text does); the search runs the matcher at every character
+    if low is None or "(default:" in low:
+        for m in _BOOL_DEFAULT.finditer(text):
+            yield m.group("key"), m.group("val")
+
+
+def _assign_settings_reference(text: str) -> Iterator[tuple[str, str]]:
+    """(key, value) of every assignment-form setting, in text order: the
+    middle form of :func:`_flag_settings` (``_halkernel.assign_settings``
+    must equal this, or answer None to leave a text to it)."""
     pos = 0
     starts = _AssignStarts(text)
     while (
@@ -952,11 +986,6 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
             continue
         yield run[first.start() :], found.group("val")
         pos = found.end()
-    # every match holds "(default:" (re.I: on ASCII text, exactly when the
-    # lowered text does); the search runs the matcher at every character
-    if low is None or "(default:" in low:
-        for m in _BOOL_DEFAULT.finditer(text):
-            yield m.group("key"), m.group("val")
 
 
 _BOOL_VALUE = {
@@ -1283,6 +1312,8 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
     material never gives in any unit or derivation (90 days where the policy
     says 30 and 14 days)."""
     units = mat.units
+    if not units:
+        return  # a flagged figure's unit is one the material measures in
     for n in nums:
         if n.unit is None or n.unit not in units:
             continue  # (the material measures nothing in this unit)
@@ -1420,7 +1451,7 @@ _DENIAL_LOWER = lowered_twin(_DENIAL)
 
 def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
-    if not any(k in mat.lower for k in _FAILURE_HINTS):
+    if not _any_in(mat.lower, _FAILURE_HINTS):
         return
     reasons = _failure_reasons(mat)
     if not reasons:
@@ -1473,15 +1504,16 @@ def _severity(out: str, mat: Material) -> Iterator[Signal]:
             )
 
 
+# One of these (lowercase) is in every material that sets a flag.
+_FLAG_HINTS = ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "=off")
+
+
 def _booleans(out: str, mat: Material) -> Iterator[Signal]:
     """A configuration flag stated with the opposite polarity."""
-    if not any(
-        k in mat.lower
-        for k in ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "=off")
-    ):
+    if not _any_in(mat.lower, _FLAG_HINTS):
         return
     flags: dict[str, bool] = {}
-    for raw_key, raw_value in _flag_settings(mat.text):
+    for raw_key, raw_value in _flag_settings(mat.text, mat.lower):
         key = raw_key.lower()
         if key.split(".")[-1] in _BOOL_GENERIC_KEYS:
             continue
@@ -1543,7 +1575,7 @@ def _occurrences(text: str, word: str) -> list[int]:
 
 def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
     """The output recommends the very action the material forbids."""
-    if not any(k in mat.lower for k in ("not ", "don't", "never", "shouldn't")):
+    if not _any_in(mat.lower, ("not ", "don't", "never", "shouldn't")):
         return
     for m in _PROHIBITION.finditer(mat.text):
         verb = _VERB_CLASS[m.group("verb").lower()]
@@ -1566,7 +1598,7 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
 
 def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
-    if not any(k in mat.lower for k in (" or ", "at least", "≥", ">=")):
+    if not _any_in(mat.lower, (" or ", "at least", "≥", ">=")):
         return
     if mat.text.isascii() and not _inclusive_possible(mat.lower):
         return
@@ -1636,9 +1668,7 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
     if (
         "http" not in mat.lower
         and "status" not in mat.lower
-        and not any(
-            v in mat.text for v in ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→")
-        )
+        and not _any_in(mat.text, ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"))
     ):
         return
     src = {m.group("c") for m in _STATUS_SOURCE.finditer(mat.text)}
@@ -1773,6 +1803,11 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
+    # A flagged file, lowered, is one of these stems, a dot and more; on ASCII
+    # output lowering keeps each character's place, so that is a substring of
+    # the lowered output, and without one the output's files need no scan.
+    if out.isascii() and not _any_in(_lowered(out), tuple(stem + "." for stem in stems)):
+        return
     for start, end in _file_spans(out):
         written = out[start:end]
         f = written.lower()
@@ -1834,12 +1869,18 @@ def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
     return loose
 
 
-def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Signal]:
-    """Grounded signals for ``output`` against the input and other material."""
+def signals(
+    output: str, input_text: str, extra: Iterable[str] = (), lowered: str | None = None
+) -> list[Signal]:
+    """Grounded signals for ``output`` against the input and other material.
+    ``lowered`` is ``output.lower()`` when the caller has it (the context's
+    shared view): the signals then read it instead of lowering again."""
     mat = Material.build(input_text, extra)
     if not mat.text.strip():
         return []
     out = output[:OUTPUT_CAP]
+    if lowered is not None and out is output:
+        _remember_lowered(out, lowered)
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
     out_nums = numbers(out)

@@ -1,11 +1,13 @@
 """no_hallucination_markers' compiled material scans equal the Python references.
 
-``_halkernel`` has four functions, each of which must return exactly what
-its reference in ``hallucination_grounded`` returns: ``has_digit``
+``_halkernel`` has six functions, each of which must return exactly what
+its reference in ``hallucination_grounded`` returns: ``any_in``
+(``_any_in_reference``, the material gates), ``has_digit``
 (``_has_digit_reference``), ``digit_sign_digit``
 (``_digit_sign_digit_reference``), ``month_stems``
-(``_month_stems_reference``, on lowered ASCII text as the date pass calls it)
-and ``assign_runs`` (``_assign_runs_reference``). Texts are drawn from the
+(``_month_stems_reference``, on lowered ASCII text as the date pass calls it),
+``assign_runs`` (``_assign_runs_reference``) and ``assign_settings``
+(``_assign_settings_reference``, or None where it defers to it). Texts are drawn from the
 characters the scans decide on (digits of several scripts, the signs, quotes,
 every kind of whitespace, the flag words in several cases, the letters that
 re.IGNORECASE folds to ASCII, astral characters), from any Unicode, and from
@@ -28,13 +30,30 @@ from tests.support.texts import bench_cases, bench_strings, corpus_strings
 kernel = pytest.importorskip("evaluators.rules._halkernel")
 
 
+GATES = (
+    hg._FAILURE_HINTS,
+    hg._FLAG_HINTS,
+    (" or ", "at least", "≥", ">="),
+    ("GET ", "POST ", "→"),
+    ("",),
+    (),
+    *(lits for lits, _ in hg._FAILURE_GATES),
+)
+
+
 def _same(text: str) -> None:
+    for lits in GATES:
+        assert kernel.any_in(text, lits) is hg._any_in_reference(text, lits)
     assert kernel.has_digit(text) is hg._has_digit_reference(text)
     for sign in ":-.":
         for most in (0, 1, 2, 64):
             got = kernel.digit_sign_digit(text, sign, most)
             assert got is hg._digit_sign_digit_reference(text, sign, most)
     assert kernel.assign_runs(text, hg._VALUE_AFTER.match) == hg._assign_runs_reference(text)
+    settings = kernel.assign_settings(text, hg._VALUE_AFTER.match)
+    assert settings is None or settings == list(hg._assign_settings_reference(text))
+    if text.isascii():
+        assert settings is not None  # only a non-ASCII letter defers
     low = text.lower()
     if low.isascii():
         stems, viable = kernel.month_stems(low)
@@ -107,6 +126,12 @@ def test_the_scans_equal_the_reference_on_the_bench_cases() -> None:
         _same(text)
 
 
+@given(st.text(max_size=40), st.lists(st.text(max_size=4), max_size=5).map(tuple))
+@settings(max_examples=400, deadline=None)
+def test_any_in_equals_the_reference_for_any_literals(hay: str, lits: tuple[str, ...]) -> None:
+    assert kernel.any_in(hay, lits) is hg._any_in_reference(hay, lits)
+
+
 def test_the_rule_runs_the_kernel_when_built() -> None:
     assert hg._halkernel is kernel
 
@@ -139,6 +164,10 @@ def test_the_value_test_defers_on_non_ascii_letters() -> None:
 
 
 def test_the_kernel_checks_its_arguments() -> None:
+    with pytest.raises(TypeError):
+        kernel.any_in("a", ["a"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.any_in("a", ("b", 1))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         kernel.has_digit(b"1")  # type: ignore[arg-type]
     with pytest.raises(TypeError):

@@ -1885,22 +1885,34 @@ def signals(
     # aside: computed once, read by every numeric signal
     out_nums = numbers(out)
     nums = _loose(out_nums, mat)
-    years = {d.year for d in mat.dates if d.year}
-    year_hint = next(iter(years)) if len(years) == 1 else None
+    # Each signal below is called only when its first test (repeated here, a
+    # cheap one) lets it find something: a generator that ends at once still
+    # cost a frame and a resumption, eighteen times per evaluation. The order
+    # is kept, as ties in the sort below keep it.
     found: list[Signal] = []
-    found += _near_miss_numbers(out, nums, mat)
-    found += _unit_swap(out, out_nums if mat.units & _TIME_UNITS else [], mat)
+    if nums:
+        found += _near_miss_numbers(out, nums, mat)
+    if mat.units & _TIME_UNITS:
+        found += _unit_swap(out, out_nums, mat)
     if mat.has_source:
-        found += _unit_mismatch(out, nums, mat)
-        found += _attributed_figures(out, nums, mat)
-        found += _quotes(out, mat)
+        if nums:
+            if mat.units:
+                found += _unit_mismatch(out, nums, mat)
+            found += _attributed_figures(out, nums, mat)
+        if '"' in out or "“" in out:
+            found += _quotes(out, mat)
         found += _versions(out, mat)
         found += _roles(out, mat)
-    found += _dates(out, mat, year_hint)
-    found += _times(out, mat)
+    if mat.dates:
+        years = {d.year for d in mat.dates if d.year}
+        found += _dates(out, mat, next(iter(years)) if len(years) == 1 else None)
+    if mat.times:
+        found += _times(out, mat)
     found += _false_success(out, mat)
-    found += _empty_results(out, mat)
-    found += _severity(out, mat)
+    if "[" in mat.text or "0" in mat.text:
+        found += _empty_results(out, mat)
+    if "severity" in mat.lower or "vulnerab" in mat.lower:
+        found += _severity(out, mat)
     found += _booleans(out, mat)
     found += _prohibited(out, mat)
     found += _thresholds(out, mat)

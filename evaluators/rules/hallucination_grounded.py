@@ -571,6 +571,22 @@ class Material:
         return out
 
     @_once
+    def twin_tables(self) -> tuple[dict[str, Num], dict[str, Num]]:
+        """The material's figures by sorted digits (three or more) and by
+        significant digits (ten and up, or with a decimal point), years
+        aside: where ``_near_miss_numbers`` looks for a claim's twin."""
+        src_keys: dict[str, Num] = {}
+        src_sig: dict[str, Num] = {}
+        for s in self.nums:
+            if _is_year(s):
+                continue
+            if len(s.digits.replace(",", "").replace(".", "")) >= 3:
+                src_keys.setdefault(_digit_key(s.digits), s)
+            if s.value >= 10 or "." in s.digits:
+                src_sig.setdefault(_sig_digits(s.value), s)
+        return src_keys, src_sig
+
+    @_once
     def units(self) -> set[str]:
         return {n.unit for n in self.nums if n.unit}
 
@@ -1269,15 +1285,7 @@ def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Sig
     variant of one it does (14,280 for 12,480; 2,140 for 214; 0.031 for 0.31)."""
     if not nums:
         return  # only the output's loose figures are flagged: none, nothing to build
-    src_keys: dict[str, Num] = {}
-    src_sig: dict[str, Num] = {}
-    for s in mat.nums:
-        if _is_year(s):
-            continue
-        if len(s.digits.replace(",", "").replace(".", "")) >= 3:
-            src_keys.setdefault(_digit_key(s.digits), s)
-        if s.value >= 10 or "." in s.digits:
-            src_sig.setdefault(_sig_digits(s.value), s)
+    src_keys, src_sig = mat.twin_tables
     if not src_keys and not src_sig:
         return  # no twin to find: every lookup below would miss
     for n in nums:
@@ -1869,6 +1877,20 @@ def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
     return loose
 
 
+def _figures_matter(out: str, mat: Material) -> bool:
+    """Whether a signal could read the output's figures, decided from the
+    material (and one literal test of the output) before they are scanned:
+    a near miss needs a twin table of the material not empty, a unit misread
+    or mismatch a unit the material measures in, and an attributed figure
+    source material and an attribution cue in the output. When none can
+    fire, the output's figures (a C scan and a Num per figure, then the
+    grounding of each) are not needed at all."""
+    src_keys, src_sig = mat.twin_tables
+    if src_keys or src_sig or mat.units:
+        return True
+    return mat.has_source and not _cannot_match(out, _ATTRIBUTION_SET)
+
+
 def signals(
     output: str, input_text: str, extra: Iterable[str] = (), lowered: str | None = None
 ) -> list[Signal]:
@@ -1883,8 +1905,11 @@ def signals(
         _remember_lowered(out, lowered)
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
-    out_nums = numbers(out)
-    nums = _loose(out_nums, mat)
+    out_nums: list[Num] = []
+    nums: list[Num] = []
+    if _figures_matter(out, mat):
+        out_nums = numbers(out)
+        nums = _loose(out_nums, mat)
     # Each signal below is called only when its first test (repeated here, a
     # cheap one) lets it find something: a generator that ends at once still
     # cost a frame and a resumption, eighteen times per evaluation. The order

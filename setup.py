@@ -15,6 +15,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/rules/_saykernel.c``: says_something's letter-run and repeated-sentence counts.
 * ``evaluators/rules/_argkernel.c``: valid_tool_arguments' plain schema check.
 * ``evaluators/detectors/_findkernel.c``: the detectors' overlap sweep, findings and evidence.
+* ``evaluators/rules/_halkernel.c``: no_hallucination_markers' digit, date and flag scans.
 """
 
 from setuptools import Extension, setup
@@ -37,5 +38,6 @@ setup(
         _ext("evaluators.text._matchkernel", "evaluators/text/_matchkernel.c"),
         _ext("evaluators.rules._argkernel", "evaluators/rules/_argkernel.c"),
         _ext("evaluators.detectors._findkernel", "evaluators/detectors/_findkernel.c"),
+        _ext("evaluators.rules._halkernel", "evaluators/rules/_halkernel.c"),
     ]
 )

@@ -24,8 +24,10 @@
  * (finditer order). The character classes are the ones ``re`` uses for a str
  * pattern without flags: ``\d`` is Py_UNICODE_ISDECIMAL, ``\w`` is
  * Py_UNICODE_ISALNUM or ``_``, ``\s`` is Py_UNICODE_ISSPACE; ``[A-Za-z]``
- * is ASCII. Values are parsed by ``float()`` itself (PyFloat_FromString), so
- * non-ASCII digits and overflow behave as in the reference. Every PyUnicode
+ * is ASCII. Values are parsed as ``float()`` parses them: ASCII digits by
+ * the same PyOS_string_to_double call float() ends in (``ascii_value``, no
+ * str built), other digits by PyFloat_FromString itself, so non-ASCII
+ * digits and overflow behave as in the reference. Every PyUnicode
  * kind is read through PyUnicode_READ; the one place where Unicode case
  * folding matters (the estimate-word test on a window holding a non-ASCII
  * character) calls ``str.lower`` rather than guess.
@@ -150,6 +152,7 @@ static int match_at(const text_t *t, Py_ssize_t c, match_t *m) {
     if (q + 1 < n && at(t, q) == '.' && is_digit(at(t, q + 1))) q = digit_run(t, q + 1);
     m->num_end = q;
     m->has_suf = 0;
+    m->suf = 0;
     if (q < n) {
         Py_UCS4 s = at(t, q);
         if ((s == 'k' || s == 'K' || s == 'M' || s == 'B') &&
@@ -241,12 +244,13 @@ static PyObject *unit_of(const text_t *t, Py_ssize_t a, Py_ssize_t b, PyObject *
 /* The reference's estimate test: the (at most) 24 characters before the
  * number, right-stripped and lowered, end with one of ``approx_words``.
  * Returns 1, 0, or -1 on error. */
-static int approx_before(PyObject *text, const text_t *t, Py_ssize_t start, PyObject *words) {
+static int approx_before(PyObject *text, const text_t *t, Py_ssize_t start, PyObject *words,
+                         int text_ascii) {
     Py_ssize_t lo = start > 24 ? start - 24 : 0;
     Py_ssize_t w = start;
     while (w > lo && is_space(at(t, w - 1))) w--;
     int ascii = 1;
-    for (Py_ssize_t i = lo; i < w; i++) {
+    for (Py_ssize_t i = lo; i < w && !text_ascii; i++) { /* an ASCII text needs no look */
         if (at(t, i) >= 128) {
             ascii = 0;
             break;
@@ -254,10 +258,19 @@ static int approx_before(PyObject *text, const text_t *t, Py_ssize_t start, PyOb
     }
     Py_ssize_t nwords = PyTuple_GET_SIZE(words);
     if (ascii) {
+        if (w == lo) { /* an empty window ends with the empty word only */
+            for (Py_ssize_t j = 0; j < nwords; j++)
+                if (PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(words, j)) == 0) return 1;
+            return 0;
+        }
+        Py_UCS4 last = at(t, w - 1); /* the window's last character, lowered */
+        if (last >= 'A' && last <= 'Z') last += 32;
         for (Py_ssize_t j = 0; j < nwords; j++) {
             PyObject *word = PyTuple_GET_ITEM(words, j);
             Py_ssize_t wl = PyUnicode_GET_LENGTH(word);
             if (wl > w - lo) continue;
+            /* most words differ from the window at its last character: test it first */
+            if (wl > 0 && PyUnicode_READ_CHAR(word, wl - 1) != last) continue;
             int wk = PyUnicode_KIND(word);
             const void *wd = PyUnicode_DATA(word);
             Py_ssize_t k = wl; /* compared from the end: most words differ there */
@@ -317,21 +330,67 @@ static PyObject *without_commas(const text_t *t, Py_ssize_t a, Py_ssize_t b) {
     return s;
 }
 
+/* The value of the ASCII digits (commas skipped) at [a, b): what float()
+ * makes of them, without building the str it parses. float() on a str of
+ * ASCII digits and at most one dot strips nothing and finds no underscore,
+ * then calls PyOS_string_to_double with no overflow exception (a huge
+ * figure is inf), as here. NULL with *ascii = 0 when a character is not
+ * ASCII (float() then runs on the str); NULL with an error set on failure. */
+static PyObject *ascii_value(const text_t *t, Py_ssize_t a, Py_ssize_t b, int *ascii) {
+    char small[64];
+    char *buf = small;
+    *ascii = 1;
+    for (Py_ssize_t i = a; i < b; i++) {
+        if (at(t, i) >= 128) {
+            *ascii = 0;
+            return NULL;
+        }
+    }
+    if (b - a + 1 > (Py_ssize_t)sizeof(small)) {
+        buf = PyMem_Malloc((size_t)(b - a + 1));
+        if (buf == NULL) return PyErr_NoMemory();
+    }
+    Py_ssize_t len = 0;
+    for (Py_ssize_t i = a; i < b; i++) {
+        Py_UCS4 ch = at(t, i);
+        if (ch != ',') buf[len++] = (char)ch;
+    }
+    buf[len] = '\0';
+    char *end = NULL;
+    double x = PyOS_string_to_double(buf, &end, NULL);
+    PyObject *v = NULL;
+    if (!(x == -1.0 && PyErr_Occurred())) {
+        if (end == buf + len) {
+            v = PyFloat_FromDouble(x);
+        } else { /* cannot happen for digits and a dot; float() decides */
+            *ascii = 0;
+        }
+    }
+    if (buf != small) PyMem_Free(buf);
+    return v;
+}
+
 /* One num_type tuple for a match; a new reference or NULL. */
 static PyObject *build_num(PyObject *text, const text_t *t, const match_t *m,
                            PyTypeObject *num_type, PyObject *unit_words, PyObject *words) {
     PyObject *digits = NULL, *value = NULL, *scaled = NULL, *unit = NULL, *item;
     digits = PyUnicode_Substring(text, m->num_start, m->num_end);
     if (digits == NULL) goto error;
-    if (m->has_comma) {
-        PyObject *plain = without_commas(t, m->num_start, m->num_end);
-        if (plain == NULL) goto error;
-        value = PyFloat_FromString(plain);
-        Py_DECREF(plain);
-    } else {
-        value = PyFloat_FromString(digits);
+    int ascii = 0;
+    value = ascii_value(t, m->num_start, m->num_end, &ascii);
+    if (value == NULL) {
+        if (ascii) goto error;
+        /* non-ASCII digits: float() itself reads them */
+        if (m->has_comma) {
+            PyObject *plain = without_commas(t, m->num_start, m->num_end);
+            if (plain == NULL) goto error;
+            value = PyFloat_FromString(plain);
+            Py_DECREF(plain);
+        } else {
+            value = PyFloat_FromString(digits);
+        }
+        if (value == NULL) goto error;
     }
-    if (value == NULL) goto error;
     if (m->has_suf) {
         double scale = m->suf == 'M' ? 1e6 : m->suf == 'B' ? 1e9 : 1e3;
         scaled = PyFloat_FromDouble(PyFloat_AS_DOUBLE(value) * scale);
@@ -350,7 +409,7 @@ static PyObject *build_num(PyObject *text, const text_t *t, const match_t *m,
         Py_INCREF(Py_None);
         unit = Py_None;
     }
-    int approx = approx_before(text, t, m->start, words);
+    int approx = approx_before(text, t, m->start, words, PyUnicode_IS_ASCII(text));
     if (approx < 0) goto error;
     PyObject *start = PyLong_FromSsize_t(m->start);
     if (start == NULL) goto error;

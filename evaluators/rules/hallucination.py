@@ -47,7 +47,8 @@ def context_free_signals(output: str) -> list[tuple[str, int, int, str]]:
                     f"{' + '.join(f'{a:g}' for a in addends)} ≠ {total:g}",
                 )
             )
-    cites = list(_CITE.finditer(output))
+    # every _CITE match holds a "[": without one the scan finds nothing
+    cites = list(_CITE.finditer(output)) if "[" in output else []
     if len({c.group(0) for c in cites}) >= 3 and len(_EXPERT.findall(output)) >= 2:
         sig.append(
             (
@@ -65,7 +66,7 @@ def grounded_signals(ctx: EvalContext) -> list[tuple[str, int, int, str]]:
     expected answer and every tool result (SPEC §8.19 "material given")."""
     extra = [ctx.request.expected or ""]
     extra += [s.output_text for s in ctx.steps if s.output is not None]
-    return hallucination_grounded.signals(ctx.output, ctx.input or "", extra)
+    return hallucination_grounded.signals(ctx.output, ctx.input or "", extra, ctx.output_lower)
 
 
 def no_hallucination_markers(ctx: EvalContext) -> Outcome:

@@ -146,6 +146,12 @@ try:
     from evaluators.rules import _numkernel
 except ImportError:  # pragma: no cover - depends on the build
     _numkernel = None  # type: ignore[assignment]
+# The material-side scans (evaluators/rules/_halkernel.c): digit tests, month
+# stems, flag-assignment runs; each equal to its ``_reference`` below.
+try:
+    from evaluators.rules import _halkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _halkernel = None  # type: ignore[assignment]
 
 
 def numbers(text: str) -> list[Num]:
@@ -272,6 +278,19 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         yield from _DATE_DAY_FIRST.finditer(text)
         return
     low = text.lower()
+    stems, viable = (
+        _halkernel.month_stems(low) if _halkernel is not None else _month_stems_reference(low)
+    )
+    if not viable:
+        return  # no stem at a word start has what either form needs around it
+    yield from tried_at(_DATE_NAMED_LOW, low, stems)
+    yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+
+
+def _month_stems_reference(low: str) -> tuple[list[int], bool]:
+    """The month stems of lowered ASCII ``low`` at which a named date may open
+    (stem by stem, each in text order), and whether any of them passes the
+    test of a form below (``_halkernel.month_stems`` must equal this)."""
     stems: list[int] = []
     viable = False  # some stem passes the test of a form below
     for stem_ in _MONTH_STEMS:
@@ -287,10 +306,7 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
                     viable or _named_from(low, i) or (before.isspace() and _day_before(low, i - 1))
                 )
             i = low.find(stem_, i + 1)
-    if not viable:
-        return  # no stem at a word start has what either form needs around it
-    yield from tried_at(_DATE_NAMED_LOW, low, stems)
-    yield from _DIGIT_STARTS.finditer(_DATE_DAY_FIRST_LOW, low)
+    return stems, viable
 
 
 # Both tests below read lowered ASCII text, where ``\\s`` is ``str.isspace``,
@@ -349,9 +365,30 @@ def _day_at(low: str, k: int) -> bool:
 _ANY_DIGIT = re.compile(r"\d")
 
 
+def _any_in(hay: str, literals: tuple[str, ...]) -> bool:
+    """``any(lit in hay for lit in literals)``: the signals' material gates,
+    one compiled call each when the kernel is built (a generator frame per
+    gate cost more than the tests)."""
+    if _halkernel is not None:
+        return _halkernel.any_in(hay, literals)
+    return _any_in_reference(hay, literals)
+
+
+def _any_in_reference(hay: str, literals: tuple[str, ...]) -> bool:
+    """:func:`_any_in` in Python."""
+    return any(lit in hay for lit in literals)
+
+
 def _has_digit(text: str) -> bool:
-    """``_ANY_DIGIT.search(text) is not None``; on ASCII text (where ``\\d`` is
-    0-9) ten ``in`` tests at memchr speed instead of a class scan."""
+    """``_ANY_DIGIT.search(text) is not None`` (the compiled test when built)."""
+    if _halkernel is not None:
+        return _halkernel.has_digit(text)
+    return _has_digit_reference(text)
+
+
+def _has_digit_reference(text: str) -> bool:
+    """:func:`_has_digit` in Python: on ASCII text (where ``\\d`` is 0-9) ten
+    ``in`` tests at memchr speed instead of a class scan."""
     if not text.isascii():
         return _ANY_DIGIT.search(text) is not None
     return any(digit in text for digit in "0123456789")
@@ -382,6 +419,14 @@ def dates(text: str) -> list[DateClaim]:
 
 
 def _digit_sign_digit(text: str, sign: str, most: int = 64) -> bool:
+    """:func:`_digit_sign_digit_reference`, compiled when the kernel is built
+    (one pass over the characters instead of a Python loop over the signs)."""
+    if _halkernel is not None:
+        return _halkernel.digit_sign_digit(text, sign, most)
+    return _digit_sign_digit_reference(text, sign, most)
+
+
+def _digit_sign_digit_reference(text: str, sign: str, most: int = 64) -> bool:
     """Whether ``text`` may hold ``\\d`` + ``sign`` + ``\\d`` (``re``'s ``\\d`` is
     ``str.isdecimal``).
 
@@ -526,6 +571,22 @@ class Material:
         return out
 
     @_once
+    def twin_tables(self) -> tuple[dict[str, Num], dict[str, Num]]:
+        """The material's figures by sorted digits (three or more) and by
+        significant digits (ten and up, or with a decimal point), years
+        aside: where ``_near_miss_numbers`` looks for a claim's twin."""
+        src_keys: dict[str, Num] = {}
+        src_sig: dict[str, Num] = {}
+        for s in self.nums:
+            if _is_year(s):
+                continue
+            if len(s.digits.replace(",", "").replace(".", "")) >= 3:
+                src_keys.setdefault(_digit_key(s.digits), s)
+            if s.value >= 10 or "." in s.digits:
+                src_sig.setdefault(_sig_digits(s.value), s)
+        return src_keys, src_sig
+
+    @_once
     def units(self) -> set[str]:
         return {n.unit for n in self.nums if n.unit}
 
@@ -648,6 +709,13 @@ def _lowered(text: str) -> str:
     return low
 
 
+def _remember_lowered(text: str, low: str) -> None:
+    """Make ``low`` (which must be ``text.lower()``) what :func:`_lowered`
+    answers for ``text``."""
+    global _LAST_LOWERED
+    _LAST_LOWERED = (text, low)
+
+
 def _cannot_match(text: str, literals: FamilyMember) -> bool:
     """No literal of a case-insensitive pattern occurs, so it cannot match.
     Decided only for ASCII text, where re's IGNORECASE and ``str.lower``
@@ -709,13 +777,8 @@ def _failure_reasons(mat: Material) -> list[str]:
     low = mat.lower
     reasons: list[str] = []
     for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
-        if not lowered or ascii_text:
-            hay = low if lowered else text
-            for lit in literals:  # (a loop: a generator per pattern cost more than the test)
-                if lit in hay:
-                    break
-            else:
-                continue
+        if (not lowered or ascii_text) and not _any_in(low if lowered else text, literals):
+            continue
         if rx.search(text):
             reasons.append(why)
     return reasons
@@ -850,18 +913,10 @@ class _AssignStarts:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        runs: list[int] = []  # run starts, ascending (one per sign at most)
-        if ":" in text or "=" in text:
-            n = len(text)
-            rev = text[::-1]
-            value_after = _VALUE_AFTER.match
-            for sign in _sign_positions(text):
-                if value_after(text, sign + 1) is None:
-                    continue  # the only match that could use this sign fails
-                before = _ASSIGN_BEFORE.match(rev, n - sign)
-                if before is not None:
-                    runs.append(n - before.end(1))
-        self._runs = runs
+        if _halkernel is not None:
+            self._runs = _halkernel.assign_runs(text, _VALUE_AFTER.match)
+        else:
+            self._runs = _assign_runs_reference(text)
 
     def search(self, pos: int) -> re.Match[str] | None:
         text, runs = self._text, self._runs
@@ -873,6 +928,24 @@ class _AssignStarts:
             if found is not None:
                 return found
         return None
+
+
+def _assign_runs_reference(text: str) -> list[int]:
+    """The run starts of :class:`_AssignStarts`, ascending: for each sign
+    followed by a value, the run read back from it (``_halkernel.assign_runs``
+    must equal this)."""
+    runs: list[int] = []  # run starts, ascending (one per sign at most)
+    if ":" in text or "=" in text:
+        n = len(text)
+        rev = text[::-1]
+        value_after = _VALUE_AFTER.match
+        for sign in _sign_positions(text):
+            if value_after(text, sign + 1) is None:
+                continue  # the only match that could use this sign fails
+            before = _ASSIGN_BEFORE.match(rev, n - sign)
+            if before is not None:
+                runs.append(n - before.end(1))
+    return runs
 
 
 def _sign_positions(text: str) -> list[int]:
@@ -889,14 +962,32 @@ def _sign_positions(text: str) -> list[int]:
     return found
 
 
-def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
-    """(key, value) of every flag the text sets, form by form, in text order."""
+def _flag_settings(text: str, lowered: str | None = None) -> Iterator[tuple[str, str]]:
+    """(key, value) of every flag the text sets, form by form, in text order.
+    ``lowered`` is ``text.lower()`` when the caller has it already."""
     # an object form holds '"enabled"' (re.I: on ASCII text, exactly when
     # the lowered text does); its search runs the matcher at every quote
-    low = text.lower() if text.isascii() else None
+    low = (text.lower() if lowered is None else lowered) if text.isascii() else None
     if low is None or '"enabled"' in low:
         for m in _BOOL_OBJECT.finditer(text):
             yield m.group("key"), m.group("val")
+    # the assignment form: compiled when built (None: a step there hangs on
+    # re.IGNORECASE folding a non-ASCII letter, and the Python loop decides)
+    assigned = None
+    if _halkernel is not None:
+        assigned = _halkernel.assign_settings(text, _VALUE_AFTER.match)
+    yield from _assign_settings_reference(text) if assigned is None else assigned
+    # every match holds "(default:" (re.I: on ASCII text, exactly when the
+    # lowered text does); the search runs the matcher at every character
+    if low is None or "(default:" in low:
+        for m in _BOOL_DEFAULT.finditer(text):
+            yield m.group("key"), m.group("val")
+
+
+def _assign_settings_reference(text: str) -> Iterator[tuple[str, str]]:
+    """(key, value) of every assignment-form setting, in text order: the
+    middle form of :func:`_flag_settings` (``_halkernel.assign_settings``
+    must equal this, or answer None to leave a text to it)."""
     pos = 0
     starts = _AssignStarts(text)
     while (
@@ -911,11 +1002,6 @@ def _flag_settings(text: str) -> Iterator[tuple[str, str]]:
             continue
         yield run[first.start() :], found.group("val")
         pos = found.end()
-    # every match holds "(default:" (re.I: on ASCII text, exactly when the
-    # lowered text does); the search runs the matcher at every character
-    if low is None or "(default:" in low:
-        for m in _BOOL_DEFAULT.finditer(text):
-            yield m.group("key"), m.group("val")
 
 
 _BOOL_VALUE = {
@@ -1197,15 +1283,9 @@ def _stem(word: str) -> str:
 def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
     """A figure the material does not state, but a transposed or tenfold
     variant of one it does (14,280 for 12,480; 2,140 for 214; 0.031 for 0.31)."""
-    src_keys: dict[str, Num] = {}
-    src_sig: dict[str, Num] = {}
-    for s in mat.nums:
-        if _is_year(s):
-            continue
-        if len(s.digits.replace(",", "").replace(".", "")) >= 3:
-            src_keys.setdefault(_digit_key(s.digits), s)
-        if s.value >= 10 or "." in s.digits:
-            src_sig.setdefault(_sig_digits(s.value), s)
+    if not nums:
+        return  # only the output's loose figures are flagged: none, nothing to build
+    src_keys, src_sig = mat.twin_tables
     if not src_keys and not src_sig:
         return  # no twin to find: every lookup below would miss
     for n in nums:
@@ -1240,6 +1320,8 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
     material never gives in any unit or derivation (90 days where the policy
     says 30 and 14 days)."""
     units = mat.units
+    if not units:
+        return  # a flagged figure's unit is one the material measures in
     for n in nums:
         if n.unit is None or n.unit not in units:
             continue  # (the material measures nothing in this unit)
@@ -1377,7 +1459,7 @@ _DENIAL_LOWER = lowered_twin(_DENIAL)
 
 def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
-    if not any(k in mat.lower for k in _FAILURE_HINTS):
+    if not _any_in(mat.lower, _FAILURE_HINTS):
         return
     reasons = _failure_reasons(mat)
     if not reasons:
@@ -1430,15 +1512,16 @@ def _severity(out: str, mat: Material) -> Iterator[Signal]:
             )
 
 
+# One of these (lowercase) is in every material that sets a flag.
+_FLAG_HINTS = ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "=off")
+
+
 def _booleans(out: str, mat: Material) -> Iterator[Signal]:
     """A configuration flag stated with the opposite polarity."""
-    if not any(
-        k in mat.lower
-        for k in ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "=off")
-    ):
+    if not _any_in(mat.lower, _FLAG_HINTS):
         return
     flags: dict[str, bool] = {}
-    for raw_key, raw_value in _flag_settings(mat.text):
+    for raw_key, raw_value in _flag_settings(mat.text, mat.lower):
         key = raw_key.lower()
         if key.split(".")[-1] in _BOOL_GENERIC_KEYS:
             continue
@@ -1447,7 +1530,7 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         return
     low = _lowered(out)
     for key, value in flags.items():
-        words = [w for w in re.split(r"[_.\-\s]+", key) if w]
+        words = _key_words(key)
         if words and words[0] not in low:
             continue  # the key's pattern starts with this literal word
         rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
@@ -1471,6 +1554,23 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
                 break
 
 
+_KEY_SPLIT = re.compile(r"[_.\-\s]+")
+# flag key -> its words: a pure function of the key, asked once per flag of
+# every evaluation (the same few keys recur), so each short key is split once
+_KEY_WORDS: dict[str, list[str]] = {}
+
+
+def _key_words(key: str) -> list[str]:
+    """``[w for w in re.split(r"[_.\\-\\s]+", key) if w]``, remembered per key
+    (the list is only read)."""
+    words = _KEY_WORDS.get(key)
+    if words is None:
+        words = [w for w in _KEY_SPLIT.split(key) if w]
+        if len(key) <= 64 and len(_KEY_WORDS) < 4096:  # bounded memory
+            _KEY_WORDS[key] = words
+    return words
+
+
 def _occurrences(text: str, word: str) -> list[int]:
     """Every offset at which ``word`` (not empty) occurs in ``text``, overlaps included."""
     found: list[int] = []
@@ -1483,7 +1583,7 @@ def _occurrences(text: str, word: str) -> list[int]:
 
 def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
     """The output recommends the very action the material forbids."""
-    if not any(k in mat.lower for k in ("not ", "don't", "never", "shouldn't")):
+    if not _any_in(mat.lower, ("not ", "don't", "never", "shouldn't")):
         return
     for m in _PROHIBITION.finditer(mat.text):
         verb = _VERB_CLASS[m.group("verb").lower()]
@@ -1506,7 +1606,7 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
 
 def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
-    if not any(k in mat.lower for k in (" or ", "at least", "≥", ">=")):
+    if not _any_in(mat.lower, (" or ", "at least", "≥", ">=")):
         return
     if mat.text.isascii() and not _inclusive_possible(mat.lower):
         return
@@ -1576,9 +1676,7 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
     if (
         "http" not in mat.lower
         and "status" not in mat.lower
-        and not any(
-            v in mat.text for v in ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→")
-        )
+        and not _any_in(mat.text, ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"))
     ):
         return
     src = {m.group("c") for m in _STATUS_SOURCE.finditer(mat.text)}
@@ -1713,6 +1811,11 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
+    # A flagged file, lowered, is one of these stems, a dot and more; on ASCII
+    # output lowering keeps each character's place, so that is a substring of
+    # the lowered output, and without one the output's files need no scan.
+    if out.isascii() and not _any_in(_lowered(out), tuple(stem + "." for stem in stems)):
+        return
     for start, end in _file_spans(out):
         written = out[start:end]
         f = written.lower()
@@ -1774,32 +1877,67 @@ def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
     return loose
 
 
-def signals(output: str, input_text: str, extra: Iterable[str] = ()) -> list[Signal]:
-    """Grounded signals for ``output`` against the input and other material."""
+def _figures_matter(out: str, mat: Material) -> bool:
+    """Whether a signal could read the output's figures, decided from the
+    material (and one literal test of the output) before they are scanned:
+    a near miss needs a twin table of the material not empty, a unit misread
+    or mismatch a unit the material measures in, and an attributed figure
+    source material and an attribution cue in the output. When none can
+    fire, the output's figures (a C scan and a Num per figure, then the
+    grounding of each) are not needed at all."""
+    src_keys, src_sig = mat.twin_tables
+    if src_keys or src_sig or mat.units:
+        return True
+    return mat.has_source and not _cannot_match(out, _ATTRIBUTION_SET)
+
+
+def signals(
+    output: str, input_text: str, extra: Iterable[str] = (), lowered: str | None = None
+) -> list[Signal]:
+    """Grounded signals for ``output`` against the input and other material.
+    ``lowered`` is ``output.lower()`` when the caller has it (the context's
+    shared view): the signals then read it instead of lowering again."""
     mat = Material.build(input_text, extra)
     if not mat.text.strip():
         return []
     out = output[:OUTPUT_CAP]
+    if lowered is not None and out is output:
+        _remember_lowered(out, lowered)
     # figures the material neither states nor derives, estimates and years
     # aside: computed once, read by every numeric signal
-    out_nums = numbers(out)
-    nums = _loose(out_nums, mat)
-    years = {d.year for d in mat.dates if d.year}
-    year_hint = next(iter(years)) if len(years) == 1 else None
+    out_nums: list[Num] = []
+    nums: list[Num] = []
+    if _figures_matter(out, mat):
+        out_nums = numbers(out)
+        nums = _loose(out_nums, mat)
+    # Each signal below is called only when its first test (repeated here, a
+    # cheap one) lets it find something: a generator that ends at once still
+    # cost a frame and a resumption, eighteen times per evaluation. The order
+    # is kept, as ties in the sort below keep it.
     found: list[Signal] = []
-    found += _near_miss_numbers(out, nums, mat)
-    found += _unit_swap(out, out_nums if mat.units & _TIME_UNITS else [], mat)
+    if nums:
+        found += _near_miss_numbers(out, nums, mat)
+    if mat.units & _TIME_UNITS:
+        found += _unit_swap(out, out_nums, mat)
     if mat.has_source:
-        found += _unit_mismatch(out, nums, mat)
-        found += _attributed_figures(out, nums, mat)
-        found += _quotes(out, mat)
+        if nums:
+            if mat.units:
+                found += _unit_mismatch(out, nums, mat)
+            found += _attributed_figures(out, nums, mat)
+        if '"' in out or "“" in out:
+            found += _quotes(out, mat)
         found += _versions(out, mat)
         found += _roles(out, mat)
-    found += _dates(out, mat, year_hint)
-    found += _times(out, mat)
+    if mat.dates:
+        years = {d.year for d in mat.dates if d.year}
+        found += _dates(out, mat, next(iter(years)) if len(years) == 1 else None)
+    if mat.times:
+        found += _times(out, mat)
     found += _false_success(out, mat)
-    found += _empty_results(out, mat)
-    found += _severity(out, mat)
+    if "[" in mat.text or "0" in mat.text:
+        found += _empty_results(out, mat)
+    if "severity" in mat.lower or "vulnerab" in mat.lower:
+        found += _severity(out, mat)
     found += _booleans(out, mat)
     found += _prohibited(out, mat)
     found += _thresholds(out, mat)

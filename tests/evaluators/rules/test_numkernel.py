@@ -77,6 +77,9 @@ def test_the_scan_equals_the_reference_on_any_text(text: str) -> None:
         "10-MS/ and 11 ms-xyz and 12 MINUTES and 13 " + "x/" * 50,
         "and some  \n\t 8 and almost\u00a012",
         "ÀBOUT 5 and ABOUT 6 and \u212aABOUT 7",
+        "1,234," + "567," * 30 + "890.125 and 0.000001 and 00012.50",  # long: parsed off the stack
+        "café 12 and 12,345.5 and ٣٤,٥٦٧ and 1\u0661",  # a non-ASCII text or digit
+        "~5 ≈6 approx. 7 call it 8 roughly\t9 OVER 10 x 11",  # the window's last letter
     ],
 )
 def test_the_scan_equals_the_reference_on_edges(text: str) -> None:

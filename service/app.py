@@ -29,6 +29,7 @@ from service.state import ServiceState
 from service.version import iris_version
 from service.worker import WorkerPool
 from storage import migrate
+from storage.engine import is_sqlite
 from storage.writer import Overloaded, StorageUnavailable
 
 log = logging.getLogger("iris")
@@ -48,8 +49,16 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
         assembler = Assembler(
             state.engine,
             settings,
-            # In process mode the writer's thread is free: the child commits.
-            run_write=None if settings.writer_process else state.writer.run_in_writer_thread,
+            # SQLite has one write lock: there the sweeps take turns with the
+            # batches on the writer's thread. PostgreSQL locks rows, and a
+            # sweep on a thread of its own overlaps the writer's transactions
+            # (on the writer's thread it measured ~9 % fewer spans/s). In
+            # process mode the child commits, so there is nothing to share.
+            run_write=(
+                state.writer.run_in_writer_thread
+                if is_sqlite(state.engine) and not settings.writer_process
+                else None
+            ),
         )
         app.state.assembler = assembler
         await assembler.start()

@@ -356,26 +356,30 @@ def _builtin_rows(
     rows = []
     for spec in specs:
         is_crit, src = effective_critical(spec, crit, non)
-        make = partial(
-            Judged,
-            spec.name,
-            spec.bundle,
-            spec.kind,
-            spec.mechanism,
-            spec.question,
-            spec.classes,
-            spec.needs,
-            spec.weight,
-            is_crit,
-            src,
-            "builtin",
-            spec.version,
-        )
+        make = partial(Judged, *builtin_fields(spec, is_crit, src))
         rows.append((spec, make))
     if len(_ROWS) >= 256:
         _ROWS.clear()
     _ROWS[key] = (specs, tuple(rows))
     return tuple(rows)
+
+
+def builtin_fields(spec: RuleSpec, critical: bool, source: str) -> tuple[Any, ...]:
+    """A built-in rule's ``Judged`` fields before its outcome, in order."""
+    return (
+        spec.name,
+        spec.bundle,
+        spec.kind,
+        spec.mechanism,
+        spec.question,
+        spec.classes,
+        spec.needs,
+        spec.weight,
+        critical,
+        source,
+        "builtin",
+        spec.version,
+    )
 
 
 def evaluate(

@@ -10,7 +10,7 @@ replayed standard load (``docs/performance.md``) the commits' wall time was
 ~3 times what it is with checkpoints taken elsewhere.
 
 Iris's connections instead checkpoint by themselves only past
-``AUTOCHECKPOINT_PAGES`` (a safety net, set by ``storage.engine``), and the
+``storage.engine.AUTOCHECKPOINT_PAGES`` (a safety net), and the
 receiving process runs a ``PASSIVE`` checkpoint from a thread of its own
 every ``INTERVAL_S``. (The workers' connections too: with the log kept
 longer, a worker at SQLite's default threshold of 1,000 pages would
@@ -29,24 +29,16 @@ import threading
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
+from storage.engine import is_sqlite
+
 log = logging.getLogger("iris.checkpoint")
 
-# Iris's connections checkpoint by themselves only past this many pages
-# (80 MiB of 8 KiB pages). Under a steady stream of commits the thread's
-# passive checkpoints never find the log fully copied at the moment a new
-# transaction starts, so the log is not restarted until a commit passes this
-# mark, checkpoints the little left and lets the next transaction write from
-# the start again: the ``-wal`` file then stays below ~80 MiB. (4,000 pages
-# measured ~12 % fewer spans/s: more of those checkpoints, each with its two
-# syncs, land in a commit.)
-AUTOCHECKPOINT_PAGES = 10_000
 INTERVAL_S = 0.1
 
 
 def wants_checkpointer(url: str) -> bool:
     """True for a SQLite database in a file (an in-memory one has no WAL)."""
-    parsed = make_url(url)
-    return parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+    return is_sqlite(url) and make_url(url).database not in (None, "", ":memory:")
 
 
 def checkpoint_passive(engine: Engine) -> tuple[int, int, int]:

@@ -10,8 +10,7 @@ from sqlalchemy import Engine, text
 
 from service.settings import Settings
 from service.state import ServiceState
-from storage import walcheckpoint
-from storage.engine import make_engine
+from storage.engine import AUTOCHECKPOINT_PAGES, make_engine
 from storage.walcheckpoint import WalCheckpointer, checkpoint_passive, wants_checkpointer
 
 
@@ -34,7 +33,7 @@ def test_only_sqlite_files_want_one() -> None:
 
 def test_commits_stay_in_the_wal_until_a_checkpoint_copies_them(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
-    engine = make_engine(f"sqlite:///{db}", wal_autocheckpoint=100_000)
+    engine = make_engine(f"sqlite:///{db}")
     try:
         _fill(engine, 60)  # ~2.4 MB: past the default threshold of 1,000 pages
         before = db.stat().st_size
@@ -47,7 +46,7 @@ def test_commits_stay_in_the_wal_until_a_checkpoint_copies_them(tmp_path: Path) 
 
 def test_the_thread_checkpoints_while_commits_go_on(tmp_path: Path) -> None:
     db = tmp_path / "b.db"
-    engine = make_engine(f"sqlite:///{db}", wal_autocheckpoint=100_000)
+    engine = make_engine(f"sqlite:///{db}")
     checkpointer = WalCheckpointer(engine, interval_s=0.01)
     checkpointer.start()
     try:
@@ -69,7 +68,7 @@ def test_the_receiving_process_checkpoints_from_its_own_thread(tmp_path: Path) -
         assert state.writer.checkpointer is not None
         with state.engine.connect() as conn:
             pages = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one()
-        assert pages == walcheckpoint.AUTOCHECKPOINT_PAGES
+        assert pages == AUTOCHECKPOINT_PAGES
     finally:
         state.engine.dispose()
 
@@ -80,6 +79,6 @@ def test_every_iris_engine_raises_the_threshold(tmp_path: Path) -> None:
     try:
         with engine.connect() as conn:
             pages = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one()
-        assert pages == walcheckpoint.AUTOCHECKPOINT_PAGES
+        assert pages == AUTOCHECKPOINT_PAGES
     finally:
         engine.dispose()

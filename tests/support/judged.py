@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evaluators.engine import builtin_fields
 from evaluators.judged import Judged
 from evaluators.rules.base import Outcome, RuleSpec
 
@@ -10,18 +11,4 @@ def builtin_judged(
     spec: RuleSpec, outcome: Outcome, *, critical: bool = False, source: str = "default"
 ) -> Judged:
     """``spec``'s metadata with ``outcome``, origin built-in."""
-    return Judged(
-        spec.name,
-        spec.bundle,
-        spec.kind,
-        spec.mechanism,
-        spec.question,
-        spec.classes,
-        spec.needs,
-        spec.weight,
-        critical,
-        source,
-        "builtin",
-        spec.version,
-        outcome,
-    )
+    return Judged(*builtin_fields(spec, critical, source), outcome)

@@ -6,7 +6,9 @@
  *
  *   fill(template, judged, uncertainty, max_evidence) -> dict
  *
- * and ``round4(x)``, equal to ``round(x, 4)`` (evaluators/stats.py ``r4``).
+ * and ``round4(x)``, equal to ``round(x, 4)`` (evaluators/stats.py ``r4``),
+ * and ``with_outcome(proto, outcome)``, a copy of the slotted ``Judged``
+ * ``proto`` whose ``outcome`` slot holds ``outcome`` (see below).
  *
  * * ``template``: the rule's metadata fields in publication order
  *   (``_builtin_template``), read-only: it is copied, never changed;
@@ -26,6 +28,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 
 static PyObject *s_outcome, *s_classes, *s_rule_id, *s_asked;
@@ -221,9 +224,71 @@ fail:
     return NULL;
 }
 
+
+/* with_outcome(proto, outcome): a new object of proto's type with every slot
+ * holding what proto's holds, except ``outcome``. Equal to building the
+ * ``Judged`` with the same field values (``Judged(*fields, outcome)``):
+ * the dataclass ``__init__`` only stores its arguments, and this stores the
+ * same objects without running sixteen Python attribute stores. Why: the
+ * engine makes 26 of these per evaluation. Only for a type whose every
+ * field is an object slot (no ``__dict__``, no weak references), which is
+ * what ``@dataclass(slots=True)`` makes; anything else is refused. */
+static PyTypeObject *wo_type = NULL; /* the type whose layout was checked */
+static Py_ssize_t wo_outcome = -1;   /* offset of its ``outcome`` slot */
+
+static int wo_prepare(PyTypeObject *t) {
+    if (t == wo_type)
+        return 0;
+    if (t->tp_dictoffset != 0 || t->tp_weaklistoffset != 0 || t->tp_members == NULL ||
+        t->tp_base != &PyBaseObject_Type) {
+        PyErr_SetString(PyExc_TypeError, "with_outcome: proto must be a plain slotted object");
+        return -1;
+    }
+    Py_ssize_t off = -1;
+    for (PyMemberDef *m = t->tp_members; m->name != NULL; m++) {
+        if (m->type != T_OBJECT_EX) {
+            PyErr_SetString(PyExc_TypeError, "with_outcome: every slot must be an object slot");
+            return -1;
+        }
+        if (strcmp(m->name, "outcome") == 0)
+            off = m->offset;
+    }
+    if (off < 0) {
+        PyErr_SetString(PyExc_TypeError, "with_outcome: proto has no outcome slot");
+        return -1;
+    }
+    Py_XDECREF(wo_type);
+    Py_INCREF(t);
+    wo_type = t;
+    wo_outcome = off;
+    return 0;
+}
+
+static PyObject *with_outcome(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "with_outcome(proto, outcome)");
+        return NULL;
+    }
+    PyObject *proto = args[0];
+    PyTypeObject *t = Py_TYPE(proto);
+    if (wo_prepare(t) < 0)
+        return NULL;
+    PyObject *obj = t->tp_alloc(t, 0);
+    if (obj == NULL)
+        return NULL;
+    for (PyMemberDef *m = t->tp_members; m->name != NULL; m++) {
+        PyObject *v = m->offset == wo_outcome ? args[1] : *(PyObject **)((char *)proto + m->offset);
+        Py_XINCREF(v);
+        *(PyObject **)((char *)obj + m->offset) = v;
+    }
+    return obj;
+}
+
 static PyMethodDef methods[] = {
     {"fill", (PyCFunction)(void (*)(void))fill, METH_FASTCALL,
      "fill(template, judged, uncertainty, max_evidence) -> one built-in rule result dict"},
+    {"with_outcome", (PyCFunction)(void (*)(void))with_outcome, METH_FASTCALL,
+     "with_outcome(proto, outcome) -> a copy of the slotted proto with its outcome slot replaced"},
     {"round4", round4, METH_O, "round4(x) -> round(x, 4), without a decimal conversion when none can matter"},
     {NULL, NULL, 0, NULL},
 };

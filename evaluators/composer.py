@@ -80,18 +80,50 @@ def _estimate_rows(rows: tuple[tuple[str, str, bool], ...], prior: float, mode: 
 
 
 def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) -> Composition:
-    assign_roles(results, cfg)
-    # One split of the results, read by every layer below: the lists keep
-    # result order, so each layer sees its rules in the order a filter over
-    # all results would give (``fired`` is ``j.fired`` for evaluated rules).
+    # One pass: each result's role (``assign_roles``), whether a failing
+    # policy decides (``decides``, asked once per result), and the split read
+    # by every layer below. The lists keep result order, so each layer sees
+    # its rules in the order a filter over all results would give.
+    defaults_gate = cfg.defaults_gate
     evaluated: list[Judged] = []
     skipped: list[Judged] = []
+    gate: list[Judged] = []  # fired and deciding
+    veto: list[Judged] = []  # fired critical detectors and inferences
+    crit_failures: list[str] = []
     for j in results:
-        (skipped if j.outcome.skipped else evaluated).append(j)
-    fired = [j for j in evaluated if not j.outcome.passed]
-    crit_failures = [
-        j.name for j in fired if j.critical and (j.kind != "policy" or decides(j, cfg))
-    ]
+        kind = j.kind
+        critical = j.critical
+        if kind == "policy":
+            origin = j.origin
+            dec = origin != "inline" and (
+                critical or defaults_gate or (origin == "builtin" and not j.uses_default_threshold)
+            )
+            j.role = "gate" if dec or critical else "advisory"
+        elif kind == "judgment":
+            dec = True
+            j.role = "gate"
+        else:
+            dec = False
+            if critical:
+                j.role = "veto"
+            elif kind in RISK_KINDS and j.origin == "builtin":
+                j.role = "risk"
+            else:
+                j.role = "advisory"
+        o = j.outcome
+        if o.skipped:
+            skipped.append(j)
+            continue
+        evaluated.append(j)
+        if o.passed:
+            continue
+        if dec:
+            gate.append(j)
+        if critical:
+            if kind != "policy" or dec:
+                crit_failures.append(j.name)
+            if kind != "policy" and kind != "judgment":
+                veto.append(j)
     crit_skipped = [
         j.name
         for j in skipped
@@ -105,12 +137,10 @@ def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) 
             "unknown", "no_rules", [], [], None, None, None, crit_failures, crit_skipped, [layer]
         )
 
-    gate = [j for j in fired if decides(j, cfg)]
     if gate:
         layers.append(
             Layer("policy_gate", "fail", tuple(j.name for j in gate), tuple(j.name for j in gate))
         )
-    veto = [j for j in fired if j.critical and j.kind not in ("policy", "judgment")]
     if veto:
         layers.append(
             Layer("detector_veto", "fail", tuple(j.name for j in veto), tuple(j.name for j in veto))

@@ -244,6 +244,37 @@ def _result_dict(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any
     return _result_dict_py(j, cfg, pi_class)
 
 
+def _rule_results(
+    rows: Sequence[_Row], results: list[Judged], cfg: EngineConfig, pi_class: float
+) -> list[dict[str, Any]]:
+    """Every rule result, in order: the built-ins (one per row, first), then
+    the custom ones. Equal to ``_result_dict`` of each; a built-in's templates
+    come from its row's memo, which costs one small-dict lookup where the
+    template keys cost a ten-field tuple and three more lookups per rule."""
+    if _resultkernel is None:
+        return [_result_dict_py(j, cfg, pi_class) for j in results]
+    fill = _resultkernel.fill
+    source = figures.source()
+    default_prior = cfg.prior == 0.5
+    out = []
+    for (_, _, parts), j in zip(rows, results, strict=False):  # customs follow
+        o = j.outcome
+        key = (j.role, not o.skipped and not o.passed, pi_class, default_prior)
+        hit = parts.get(key)
+        if hit is None or hit[0] is not source:
+            if len(parts) >= 64:
+                parts.clear()
+            hit = parts[key] = (
+                source,
+                _builtin_template(j),
+                _uncertainty_template(j, cfg, pi_class),
+            )
+        out.append(fill(hit[1], j, hit[2], MAX_EVIDENCE_ITEMS))
+    for j in results[len(rows) :]:
+        out.append(_result_dict_py(j, cfg, pi_class))
+    return out
+
+
 def _result_dict_py(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, Any]:
     """One rule result, the reference of ``_resultkernel.fill``. A built-in
     rule's metadata fields come from a cached template (in the same key
@@ -333,38 +364,54 @@ def _builtin_template(j: Judged) -> dict[str, Any]:
     return t
 
 
-# (eval type, critical rules, non-critical rules) -> (the specs, each spec
-# with a maker of its Judged from an outcome). Read-only.
+# The outcome a row's prototype Judged holds; every Judged made from it holds
+# its own rule's outcome instead.
+_PROTO_OUTCOME = Outcome(False, 0.0, "prototype")
+# A built-in rule's result parts, kept per row: (role, fired, class prior,
+# prior is the default) -> (the figures they were read from, the metadata
+# template, the uncertainty template). Both templates are read-only.
+_Parts = dict[tuple[str, bool, float, bool], tuple[object, dict[str, Any], dict[str, Any]]]
+# One built-in rule of an eval type: its spec, the maker of its Judged from an
+# outcome, and its result parts.
+_Row = tuple[RuleSpec, partial[Judged], _Parts]
+# (eval type, critical rules, non-critical rules) -> (the specs, their rows).
 _ROWS: dict[
-    tuple[str, tuple[str, ...], tuple[str, ...]],
-    tuple[tuple[RuleSpec, ...], tuple[tuple[RuleSpec, partial[Judged]], ...]],
+    tuple[str, tuple[str, ...], tuple[str, ...]], tuple[tuple[RuleSpec, ...], tuple[_Row, ...]]
 ] = {}
 
 
-def _builtin_rows(
-    eval_type: str, crit: tuple[str, ...], non: tuple[str, ...]
-) -> tuple[tuple[RuleSpec, partial[Judged]], ...]:
+def _builtin_rows(eval_type: str, crit: tuple[str, ...], non: tuple[str, ...]) -> tuple[_Row, ...]:
     """Each built-in rule of ``eval_type`` with its ``Judged`` metadata bound,
-    which depend only on the spec and the config's critical lists. Why:
-    reading them (and ``effective_critical``) for 26 rules on every call cost
-    more than this lookup. Kept while ``rules_for`` returns the same specs."""
+    which depend only on the spec and the config's critical lists, and a memo
+    of its result parts. Why: reading them (and ``effective_critical``) for 26
+    rules on every call cost more than this lookup. Kept while ``rules_for``
+    returns the same specs."""
     specs = rules_for(eval_type)
     key = (eval_type, crit, non)
     hit = _ROWS.get(key)
     if hit is not None and hit[0] == specs:  # tuple ==: identity first, in C
         return hit[1]
-    rows = []
+    rows: list[_Row] = []
     for spec in specs:
         is_crit, src = effective_critical(spec, crit, non)
         make = partial(Judged, *builtin_fields(spec, is_crit, src))
-        rows.append((spec, make))
+        if _resultkernel is not None:  # copies of a prototype: no Python __init__
+            make = partial(_resultkernel.with_outcome, make(_PROTO_OUTCOME))
+        rows.append((spec, make, {}))
     if len(_ROWS) >= 256:
         _ROWS.clear()
     _ROWS[key] = (specs, tuple(rows))
     return tuple(rows)
 
 
-def builtin_fields(spec: RuleSpec, critical: bool, source: str) -> tuple[Any, ...]:
+# A Judged's fields before its outcome: name, bundle, kind, mechanism,
+# question, classes, needs, weight, critical, critical source, origin, version.
+_Fields = tuple[
+    str, str, str, str, str | None, tuple[str, ...], tuple[str, ...], float, bool, str, str, int
+]
+
+
+def builtin_fields(spec: RuleSpec, critical: bool, source: str) -> _Fields:
     """A built-in rule's ``Judged`` fields before its outcome, in order."""
     return (
         spec.name,
@@ -400,10 +447,9 @@ def evaluate(
     ctx = EvalContext(request, config)
     crit, non = config.critical_rules, config.non_critical_rules
 
-    results: list[Judged] = []
-    if eval_type != "custom":
-        run = _run_builtin
-        results = [make(run(spec, ctx)) for spec, make in _builtin_rows(eval_type, crit, non)]
+    rows = _builtin_rows(eval_type, crit, non) if eval_type != "custom" else ()
+    run = _run_builtin
+    results = [make(run(spec, ctx)) for spec, make, _ in rows]
     budget = RegexBudget(regex_budget_ms if regex_budget_ms is not None else 100.0)
     customs: list[CustomRuleDef | tuple[str, str]] = [
         d for d in deployed_rules if d.enabled and (eval_type == "all" or d.eval_type == eval_type)
@@ -533,7 +579,7 @@ def evaluate(
         "verdict": verdict,
         "coverage": cov,
         "provenance": provenance,
-        "rule_results": [_result_dict(j, config, pi_class) for j in results],
+        "rule_results": _rule_results(rows, results, config, pi_class),
         "suggestions": suggestions,
         "rules_evaluated": len(evaluated),
         "rules_skipped": len(results) - len(evaluated),

@@ -84,6 +84,12 @@ def reload() -> None:
     counts.cache_clear()
 
 
+def source() -> object:
+    """The loaded figures, as an identity token: a new object after
+    ``reload``, so a cache built from ``counts`` can tell it is stale."""
+    return _load()
+
+
 def corpus_version() -> str:
     return str(_load().get("corpusVersion") or SEED_VERSION)
 

@@ -43,8 +43,8 @@ def test_rows_equal_the_plain_construction(
 ) -> None:
     for _ in range(2):  # built, then from the cache
         rows = engine._builtin_rows(eval_type, crit, non)
-        assert [spec for spec, _ in rows] == list(rules_for(eval_type))
-        assert [make(OUT) for _, make in rows] == _plain(eval_type, crit, non)
+        assert [spec for spec, _, _ in rows] == list(rules_for(eval_type))
+        assert [make(OUT) for _, make, _ in rows] == _plain(eval_type, crit, non)
 
 
 def test_a_changed_registry_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,11 +52,11 @@ def test_a_changed_registry_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
     fewer = RULES[:3]
     monkeypatch.setattr(engine, "rules_for", lambda eval_type: fewer)
     rows = engine._builtin_rows("all", (), ())
-    assert [spec for spec, _ in rows] == list(fewer)
+    assert [spec for spec, _, _ in rows] == list(fewer)
 
 
 def test_each_call_gets_fresh_judged() -> None:
-    (_, make), *_ = engine._builtin_rows("all", (), ())
+    (_, make, _), *_ = engine._builtin_rows("all", (), ())
     a, b = make(OUT), make(OUT)
     assert a == b and a is not b
     a.role = "gate"

@@ -109,4 +109,48 @@ def test_the_engine_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch)
     cases = bench_cases(200)[:40]
     with_kernel = [json.dumps(engine.evaluate(c)) for c in cases]
     monkeypatch.setattr(engine, "_resultkernel", None)
+    monkeypatch.setattr(engine, "_ROWS", {})  # rows made again, with Judged's own __init__
     assert [json.dumps(engine.evaluate(c)) for c in cases] == with_kernel
+
+
+# -- with_outcome: a Judged copied from a prototype -------------------------------
+
+
+def _fields(j: Judged) -> list[object]:
+    return [getattr(j, f) for f in Judged.__slots__]
+
+
+@given(_judged())
+def test_with_outcome_equals_building_the_judged(j: Judged) -> None:
+    other = Outcome(False, 0.25, "other", [{"type": "count"}], saw=("output",))
+    got = kernel.with_outcome(j, other)
+    want = Judged(*_fields(j)[:12], other, severity=j.severity, rule_id=j.rule_id, role=j.role)
+    assert type(got) is Judged and got is not j
+    assert got == want
+    # the very objects, not equal copies; and the prototype keeps its outcome
+    assert all(a is b for a, b in zip(_fields(got), _fields(want), strict=True))
+    assert j.outcome is not other and got.outcome is other
+
+
+def test_with_outcome_keeps_references_balanced() -> None:
+    import sys
+
+    proto = builtin_judged(RULES[0], Outcome(True, 1.0, "ok", []))
+    out = Outcome(True, 1.0, "ok", [])
+    before = sys.getrefcount(out), sys.getrefcount(proto.name)
+    made = [kernel.with_outcome(proto, out) for _ in range(1000)]
+    assert sys.getrefcount(out) == before[0] + 1000
+    del made
+    assert (sys.getrefcount(out), sys.getrefcount(proto.name)) == before
+
+
+def test_with_outcome_refuses_what_is_not_a_slotted_judged() -> None:
+    class Plain:
+        outcome = None
+
+    with pytest.raises(TypeError):
+        kernel.with_outcome(Plain(), None)
+    with pytest.raises(TypeError):
+        kernel.with_outcome(RULES[0], None)  # slotted, but no outcome slot
+    with pytest.raises(TypeError):
+        kernel.with_outcome(builtin_judged(RULES[0], Outcome(True, 1.0, "ok", [])))  # type: ignore[call-arg]

@@ -4,7 +4,8 @@ Speed work on the engine must not change a single verdict, message, offset or
 figure. This evaluates a wide set of inputs — the engine benchmark's 500
 cases, every case of the proof corpus (full evaluation, every bundle), and
 every corpus output under each of the seven disguises applied to the whole
-text — and records the SHA-256 of each canonical result.
+text, and with ``--varied`` the benchmark's varied-vocabulary cases too — and
+records the SHA-256 of each canonical result.
 
     python bench/engine_identity.py --write /tmp/engine-baseline.json   # before
     python bench/engine_identity.py --check /tmp/engine-baseline.json   # after
@@ -57,10 +58,13 @@ def _corpus_payloads() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def results() -> dict[str, dict[str, Any]]:
+def results(varied: bool = False) -> dict[str, dict[str, Any]]:
     res: dict[str, dict[str, Any]] = {}
     for i, req in enumerate(make_cases()):
         res[f"bench:{i}"] = evaluate(req)
+    if varied:
+        for i, req in enumerate(make_cases(varied=True)):
+            res[f"varied:{i}"] = evaluate(req)
     for key, payload in _corpus_payloads():
         try:
             req = EvaluationRequest.from_payload(payload)
@@ -81,8 +85,11 @@ def main() -> None:
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--write", type=Path)
     group.add_argument("--check", type=Path)
+    ap.add_argument(
+        "--varied", action="store_true", help="also the benchmark's varied-vocabulary cases"
+    )
     args = ap.parse_args()
-    res = results()
+    res = results(args.varied)
     digests = {k: _digest(v) for k, v in res.items()}
     if args.write:
         args.write.write_text(json.dumps({"digests": digests, "results": res}, ensure_ascii=False))

@@ -11,7 +11,8 @@ of ``--passes`` passes over the same cases in one process:
   the outcome it computed beforehand, so only the context, composer, risk and
   result assembly run.
 
-Compare two trees by running it on each, alternately, a few times:
+The cases are ``engine_bench.py``'s varied ones (``--fixed``: the repeating
+vocabulary of earlier rounds). Compare two trees by running it on each, alternately, a few times:
 ``PYTHONPATH=<tree> python bench/engine_phases.py``.
 """
 
@@ -90,8 +91,13 @@ def assembly_cost(cases: list[EvaluationRequest], cfg: EngineConfig, passes: int
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument(
+        "--fixed",
+        action="store_true",
+        help="the fixed-vocabulary cases of earlier rounds (texts repeat) instead of varied ones",
+    )
     args = ap.parse_args()
-    cases = make_cases()
+    cases = make_cases(varied=not args.fixed)
     cfg = EngineConfig()
     for c in cases:  # warm caches (compiled patterns, risk draws, templates)
         engine.evaluate(c, cfg)

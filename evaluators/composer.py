@@ -256,12 +256,14 @@ def categories(
             "rules_skipped": n - n_ev,
             "insufficient_data": not n_ev,
         }
-        cf = [name for name, nb in crit_failed if nb == b]
-        cs = [name for name, nb in crit_skipped if nb == b]
-        if cf:
-            row["critical_failures"] = cf
-        if cs:
-            row["critical_skipped"] = cs
+        if crit_failed:
+            cf = [name for name, nb in crit_failed if nb == b]
+            if cf:
+                row["critical_failures"] = cf
+        if crit_skipped:
+            cs = [name for name, nb in crit_skipped if nb == b]
+            if cs:
+                row["critical_skipped"] = cs
         if n_ev:
             state = "pass"
             for layer_state, hits in deciding:
@@ -296,16 +298,22 @@ def coverage(
     results: list[Judged], present: dict[str, bool], dormant: list[dict[str, Any]]
 ) -> dict[str, Any]:
     questions = []
-    by_question: dict[str | None, list[Judged]] = {}  # one pass, in result order
+    # One pass, in result order: the questions some rule judged, and each
+    # other question's skipped rules (all of its rules, when none judged it).
+    judged: set[str | None] = set()
+    unjudged: dict[str | None, list[Judged]] = {}
     for j in results:
-        by_question.setdefault(j.question, []).append(j)
+        if j.outcome.skipped:
+            unjudged.setdefault(j.question, []).append(j)
+        else:
+            judged.add(j.question)
     for q in QUESTIONS:
-        mine = by_question.get(q, [])
+        if q in judged:
+            questions.append({"id": q, "status": "judged"})
+            continue
+        mine = unjudged.get(q)
         if not mine:
             questions.append({"id": q, "status": "not_applicable"})
-            continue
-        if any(not j.skipped for j in mine):
-            questions.append({"id": q, "status": "judged"})
             continue
         lacked = sorted(
             {n for j in mine for n in (j.outcome.lacked or ()) if not present.get(n, False)}

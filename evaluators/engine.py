@@ -522,12 +522,29 @@ def evaluate(
         if not d.enabled
     ]
     cov = coverage(results, present, dormant)
-    evaluated = [j for j in results if not j.outcome.skipped]
-    wsum = sum(j.weight for j in evaluated)
-    score = sum(j.outcome.score * j.weight for j in evaluated) / wsum if wsum else 0.0
-    risk_classes = len(
-        {c for j in evaluated if j.kind in ("detection", "inference") for c in j.classes[:1]}
-    )
+    # One pass over the judged rules: the weighted score (each sum from int 0,
+    # left to right, as ``sum()`` gives it), the risk classes, the suggestions.
+    evaluated: list[Judged] = []
+    wsum: float = 0
+    wscore: float = 0
+    classes: set[str] = set()
+    suggestions = []
+    for j in results:
+        o = j.outcome
+        if o.skipped:
+            continue
+        evaluated.append(j)
+        w = j.weight
+        wsum += w
+        wscore += o.score * w
+        if j.kind in ("detection", "inference") and j.classes:
+            classes.add(j.classes[0])
+        if not o.passed:  # j.fired
+            suggestions.append(
+                _SUGGESTIONS.get(j.name, f"Make the output satisfy custom rule {j.name}.")
+            )
+    score = wscore / wsum if wsum else 0.0
+    risk_classes = len(classes)
     pi_class = (
         comp.risk.pi_class
         if comp.risk
@@ -566,12 +583,6 @@ def evaluate(
         "judgedAt": request.judged_at or config.judged_at,
         "composer": {"rules": 2},
     }
-    suggestions = []
-    for j in evaluated:
-        if not j.outcome.passed:  # j.fired
-            suggestions.append(
-                _SUGGESTIONS.get(j.name, f"Make the output satisfy custom rule {j.name}.")
-            )
     result: dict[str, Any] = {
         "eval_type": eval_type,
         "score": r4(score),

@@ -17,6 +17,7 @@ from evaluators.config import NEEDS, EngineConfig
 from evaluators.judged import Judged
 from evaluators.risk import Detector, Risk, estimate
 from evaluators.rules.registry import QUESTIONS
+from evaluators.stats import r4
 
 RISK_KINDS = ("detection", "inference")
 
@@ -222,6 +223,7 @@ def compose(results: list[Judged], cfg: EngineConfig, present: dict[str, bool]) 
 
 
 _STATE_RANK = {"pass": 0, "unknown": 1, "fail": 2}
+_PASSED = {"pass": True, "fail": False, "unknown": None}  # a bundle row's "passed"
 
 
 def categories(
@@ -248,7 +250,7 @@ def categories(
     crit_skipped = [(n, by_rule[n].bundle) for n in comp.critical_skipped if n in by_rule]
     for b in bundles:
         n, n_ev, wsum, wscore = acc.get(b) or (0, 0, 0, 0)
-        score = round(wscore / wsum, 4) if wsum else None
+        score = r4(wscore / wsum) if wsum else None
         row: dict[str, Any] = {
             "score": score,
             "passed": None,
@@ -269,7 +271,7 @@ def categories(
             for layer_state, hits in deciding:
                 if (hits is None or b in hits) and _STATE_RANK[layer_state] > _STATE_RANK[state]:
                     state = layer_state
-            row["passed"] = {"pass": True, "fail": False, "unknown": None}[state]
+            row["passed"] = _PASSED[state]
         rows[b] = row
     return rows
 
@@ -398,7 +400,8 @@ def interpretations(
         a.basis == "risk_over_loss" for a in comp.also
     )
     for j in results:
-        if not j.fired or j.name in deciding:
+        o = j.outcome
+        if o.skipped or o.passed or j.name in deciding:  # not j.fired, or deciding
             continue
         if j.role == "risk":
             if risk_failed:

@@ -14,7 +14,16 @@ from functools import lru_cache
 from evaluators.proof import figures
 from evaluators.stats import miss_rate, ppv, seeded_rng
 
+# The compiled interval arithmetic (evaluators/_riskkernel.c); absent when the
+# package was installed without a C compiler.
+try:
+    from evaluators import _riskkernel
+except ImportError:  # pragma: no cover - exercised by the fallback test
+    _riskkernel = None  # type: ignore[assignment]
+
 DRAWS = 2000
+# The sorted draws read for the 95 % interval.
+LO_INDEX, HI_INDEX = int(0.025 * DRAWS), int(0.975 * DRAWS) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,20 +105,38 @@ def _group_samples(
     return tuple(m / (m + c) if m + c > 0 else 0.0 for m, c in zip(miss, clean, strict=True))
 
 
+def _class_samples(dets: tuple[Detector, ...], version: str, pi: float) -> list[tuple[float, ...]]:
+    """Each class's per-draw values (``_group_samples``), in the order the
+    classes first appear in ``dets``."""
+    by: dict[str, list[Detector]] = {}
+    for d in dets:
+        by.setdefault(d.cls, []).append(d)
+    out = []
+    for ds in by.values():
+        fired = tuple(d.name for d in ds if d.fired)
+        members = tuple(d.name for d in ds)
+        out.append(_group_samples(fired, members if not fired else (), pi, version))
+    return out
+
+
 def _sampled_points(dets: tuple[Detector, ...], version: str, pi: float) -> list[float]:
     """``_point(dets, rates_i, pi)[0]`` for every draw ``i``: the same
     arithmetic in the same order, with each class's values computed once per
     (class detectors, fired marks, prior) and shared across combinations."""
-    by: dict[str, list[Detector]] = {}
-    for d in dets:
-        by.setdefault(d.cls, []).append(d)
     keep = [1.0] * DRAWS
-    for ds in by.values():
-        fired = tuple(d.name for d in ds if d.fired)
-        members = tuple(d.name for d in ds)
-        vals = _group_samples(fired, members if not fired else (), pi, version)
+    for vals in _class_samples(dets, version, pi):
         keep = [k * (1 - v) for k, v in zip(keep, vals, strict=True)]
     return [1 - k for k in keep]
+
+
+def _sampled_interval(dets: tuple[Detector, ...], version: str, pi: float) -> tuple[float, float]:
+    """The sorted ``_sampled_points`` at ``LO_INDEX`` and ``HI_INDEX``; in C
+    when the kernel is built (the same doubles: ``_riskkernel.c``)."""
+    if _riskkernel is not None:
+        return _riskkernel.noisy_or_interval(_class_samples(dets, version, pi), LO_INDEX, HI_INDEX)
+    samples = _sampled_points(dets, version, pi)
+    samples.sort()
+    return samples[LO_INDEX], samples[HI_INDEX]
 
 
 @lru_cache(maxsize=4096)
@@ -122,10 +149,9 @@ def estimate(dets: tuple[Detector, ...], prior: float, mode: str) -> Risk | None
     rates = {d.name: figures.counts(d.name).rates for d in dets}  # type: ignore[union-attr]
     p, q = _point(dets, rates, pi)
     version = figures.corpus_version()
-    samples = _sampled_points(dets, version, pi)
-    samples.sort()
-    lo = min(samples[int(0.025 * DRAWS)], p)
-    hi = max(samples[int(0.975 * DRAWS) - 1], p)
+    lo_s, hi_s = _sampled_interval(dets, version, pi)
+    lo = min(lo_s, p)
+    hi = max(hi_s, p)
     return Risk(p, lo, hi, tuple(sorted(q.items())), pi)
 
 

@@ -16,6 +16,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/rules/_argkernel.c``: valid_tool_arguments' plain schema check.
 * ``evaluators/detectors/_findkernel.c``: the detectors' overlap sweep, findings and evidence.
 * ``evaluators/rules/_halkernel.c``: no_hallucination_markers' digit, date and flag scans.
+* ``evaluators/rules/_keykernel.c``: a tool step input's loop key and JSON text.
 """
 
 from setuptools import Extension, setup
@@ -39,5 +40,6 @@ setup(
         _ext("evaluators.rules._argkernel", "evaluators/rules/_argkernel.c"),
         _ext("evaluators.detectors._findkernel", "evaluators/detectors/_findkernel.c"),
         _ext("evaluators.rules._halkernel", "evaluators/rules/_halkernel.c"),
+        _ext("evaluators.rules._keykernel", "evaluators/rules/_keykernel.c"),
     ]
 )

@@ -104,12 +104,27 @@ class Step:
         return as_text(self.input)
 
 
+# The compiled JSON text of a plain value (evaluators/rules/_keykernel.c);
+# absent when the extension was not built, and then sorted_text runs.
+try:
+    from evaluators.rules import _keykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _keykernel = None  # type: ignore[assignment]
+
+
 def as_text(value: Any) -> str:
-    """Stable text form of a JSON-ish value, capped (tool data is untrusted)."""
+    """Stable text form of a JSON-ish value, capped (tool data is untrusted).
+    A plain JSON value (exact dicts with str keys, lists, str, int, float,
+    bool, None) is written by the C kernel, which returns ``sorted_text``'s
+    text; it answers None for anything else, left to ``sorted_text``."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value[:TOOL_TEXT_CAP]
+    if _keykernel is not None:
+        text = _keykernel.sorted_text(value)
+        if text is not None:
+            return text[:TOOL_TEXT_CAP]
     try:
         return sorted_text(value)[:TOOL_TEXT_CAP]
     except (TypeError, ValueError):

@@ -1,0 +1,6 @@
+"""Signatures of the step-input text forms in C (``_keykernel.c``)."""
+
+from typing import Any
+
+def norm_input(value: Any, /) -> str | None: ...
+def sorted_text(value: Any, /) -> str | None: ...

@@ -2,7 +2,7 @@
  * evaluators.rules._keykernel: the JSON text forms of a tool step's input,
  * in C, for plain JSON values.
  *
- * Two functions, each equal to a pure-Python reference that stays the
+ * Three functions, each equal to a pure-Python reference that stays the
  * fallback:
  *
  * ``norm_input(value)`` is ``completeness._norm_input_reference(value)``, the
@@ -13,7 +13,9 @@
  *
  * ``sorted_text(value)`` is ``jsontext.sorted_text(value)``, that is
  * ``json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)``:
- * what ``context.as_text`` gives a step's non-str input or output.
+ * what ``context.as_text`` gives a step's non-str input or output; and
+ * ``sorted_ascii(value)``, ``jsontext.sorted_ascii(value)`` (the same with
+ * ensure_ascii on): valid_tool_arguments' key for a compiled schema.
  *
  * Each returns None, and the caller runs the reference, for any value that
  * is not a tree of exact dicts with str keys, exact lists, exact str, exact
@@ -50,24 +52,47 @@ typedef struct {
     const char *item_sep;
     const char *key_sep;
     int drop_none;
+    int ensure_ascii;
 } style_t;
 
-static const style_t CANONICAL = {",", ":", 1}; /* canonical(_drop_none(v)) */
-static const style_t SORTED_TEXT = {", ", ": ", 0}; /* sorted_text(v) */
+static const style_t CANONICAL = {",", ":", 1, 0}; /* canonical(_drop_none(v)) */
+static const style_t SORTED_TEXT = {", ", ": ", 0, 0}; /* sorted_text(v) */
+static const style_t SORTED_ASCII = {", ", ": ", 0, 1}; /* sorted_ascii(v) */
 
 static int write_ascii(_PyUnicodeWriter *w, const char *s) {
     return _PyUnicodeWriter_WriteASCIIString(w, s, (Py_ssize_t)strlen(s));
 }
 
-/* encode_basestring(s): the json string literal of s (ensure_ascii off). */
-static int write_str(_PyUnicodeWriter *w, PyObject *s) {
+static int write_u(_PyUnicodeWriter *w, Py_UCS4 c) { /* \uxxxx, lowercase hex */
+    static const char hex[] = "0123456789abcdef";
+    char esc[7] = {'\\', 'u', hex[(c >> 12) & 0xf], hex[(c >> 8) & 0xf], hex[(c >> 4) & 0xf],
+                   hex[c & 0xf], 0};
+    return write_ascii(w, esc);
+}
+
+/* encode_basestring(s) (ensure_ascii off) or encode_basestring_ascii(s)
+ * (on): the json string literal of s. With ensure_ascii every character
+ * outside ' '..'~' is escaped too, as \uxxxx, a non-BMP one as its UTF-16
+ * surrogate pair (Modules/_json.c ascii_escape_unichar). */
+static int write_str(_PyUnicodeWriter *w, PyObject *s, int ensure_ascii) {
     int kind = PyUnicode_KIND(s);
     const void *d = PyUnicode_DATA(s);
     Py_ssize_t n = PyUnicode_GET_LENGTH(s), run = 0;
     if (_PyUnicodeWriter_WriteChar(w, '"') < 0) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, d, i);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (c >= 0x20 && c != '"' && c != '\\' && (!ensure_ascii || c <= '~')) continue;
+        if (i > run && _PyUnicodeWriter_WriteSubstring(w, s, run, i) < 0) return -1;
+        run = i + 1;
+        if (c > '~') { /* ensure_ascii */
+            if (c >= 0x10000) {
+                Py_UCS4 v = c - 0x10000;
+                if (write_u(w, 0xd800 | ((v >> 10) & 0x3ff)) < 0) return -1;
+                c = 0xdc00 | (v & 0x3ff);
+            }
+            if (write_u(w, c) < 0) return -1;
+            continue;
+        }
         if (i > run && _PyUnicodeWriter_WriteSubstring(w, s, run, i) < 0) return -1;
         run = i + 1;
         char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
@@ -108,7 +133,7 @@ static int write_value(_PyUnicodeWriter *w, PyObject *v, const style_t *st, int 
     if (v == Py_False) return write_ascii(w, "false") < 0 ? -1 : 1;
     if (PyUnicode_CheckExact(v)) {
         if (PyUnicode_READY(v) < 0) return -1;
-        return write_str(w, v) < 0 ? -1 : 1;
+        return write_str(w, v, st->ensure_ascii) < 0 ? -1 : 1;
     }
     if (PyLong_CheckExact(v)) return write_repr(w, v, PyLong_Type.tp_repr) < 0 ? -1 : 1;
     if (PyFloat_CheckExact(v)) {
@@ -151,7 +176,7 @@ static int write_value(_PyUnicodeWriter *w, PyObject *v, const style_t *st, int 
                 goto done;
             }
             if (i && write_ascii(w, st->item_sep) < 0) goto done;
-            if (PyUnicode_READY(k) < 0 || write_str(w, k) < 0) goto done;
+            if (PyUnicode_READY(k) < 0 || write_str(w, k, st->ensure_ascii) < 0) goto done;
             if (write_ascii(w, st->key_sep) < 0) goto done;
             int r = write_value(w, x, st, depth + 1);
             if (r <= 0) {
@@ -187,6 +212,11 @@ static PyObject *dumps(PyObject *v, const style_t *st) {
 static PyObject *sorted_text(PyObject *self, PyObject *value) {
     (void)self;
     return dumps(value, &SORTED_TEXT);
+}
+
+static PyObject *sorted_ascii(PyObject *self, PyObject *value) {
+    (void)self;
+    return dumps(value, &SORTED_ASCII);
 }
 
 /* " ".join(s.split()), then capped as norm_input caps: s[:500] + "#" + len. */
@@ -237,6 +267,8 @@ static PyMethodDef methods[] = {
      "norm_input(value) -> the loop key's input text, or None for the reference to decide."},
     {"sorted_text", sorted_text, METH_O,
      "sorted_text(value) -> json.dumps(value, sort_keys=True, ensure_ascii=False), or None."},
+    {"sorted_ascii", sorted_ascii, METH_O,
+     "sorted_ascii(value) -> json.dumps(value, sort_keys=True), or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -740,7 +740,11 @@ _VALIDATORS: dict[str, Any] = {}
 
 
 def _validator(schema: Any) -> Any:
-    key = sorted_ascii(schema)
+    # the schema's text, by the C kernel for a plain JSON schema (the same
+    # text; serialising was most of a cached lookup), else by the encoder
+    key = _keykernel.sorted_ascii(schema) if _keykernel is not None else None
+    if key is None:
+        key = sorted_ascii(schema)
     v = _VALIDATORS.get(key)
     if v is None:
         if not isinstance(schema, dict):

@@ -20,7 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evaluators import context
-from evaluators.jsontext import sorted_text
+from evaluators.jsontext import sorted_ascii, sorted_text
 from evaluators.rules import completeness
 from tests.support.texts import bench_cases, corpus_strings
 
@@ -55,6 +55,7 @@ def _same(value: Any) -> None:
     if value is not None and not isinstance(value, str):
         text = kernel.sorted_text(value)
         assert text is not None and text == sorted_text(value)
+        assert kernel.sorted_ascii(value) == sorted_ascii(value)
         assert context.as_text(value) == sorted_text(value)[: context.TOOL_TEXT_CAP]
 
 
@@ -101,7 +102,7 @@ class _Level(IntEnum):
     ],
 )
 def test_anything_but_a_plain_tree_is_left_to_the_reference(value: Any) -> None:
-    assert kernel.sorted_text(value) is None
+    assert kernel.sorted_text(value) is None and kernel.sorted_ascii(value) is None
     if not isinstance(value, str):
         assert kernel.norm_input(value) is None
 
@@ -156,3 +157,13 @@ def test_the_fallbacks_give_the_same_text(monkeypatch: pytest.MonkeyPatch) -> No
     assert (completeness.norm_input(value), context.as_text(value)) == with_kernel
     assert with_kernel[0] == '{"list":[null,"a b"],"opts":{"n":1.5},"path":"src/a.ts"}'
     assert math.isfinite(value["opts"]["n"])  # type: ignore[index]
+
+
+def test_schema_keys_are_the_encoder_text() -> None:
+    from evaluators.model import ToolDef
+
+    schema = {"type": "object", "properties": {"q": {"type": "string", "title": "Ω 😀"}}}
+    assert kernel.sorted_ascii(schema) == sorted_ascii(schema)
+    v = completeness._validator(schema)
+    assert completeness._VALIDATORS[sorted_ascii(schema)] is v
+    assert ToolDef("t", "d", schema).input_schema is schema

@@ -2,14 +2,15 @@
  * evaluators.rules._numkernel: the text scans of the grounded rules
  * (no_hallucination_markers, grounded_in_reads), in C.
  *
- * Nine functions, each equal to a pure-Python reference that stays the
+ * Ten functions, each equal to a pure-Python reference that stays the
  * fallback: ``numbers`` (figures, below), ``locations`` and ``ground_add``
  * (grounding.py's cited locations and the ground they are checked against),
  * ``file_spans`` and ``version_spans`` (file names and versions), and
  * ``loose`` (the loop that drops estimates, years and grounded figures) and
  * ``grounded_loose`` (that loop with the grounding test done here too), and
  * ``pair_derivations`` (the material's derived figures), and ``unsupported``
- * (grounding.py's decision of which cited locations nothing read supports).
+ * (grounding.py's decision of which cited locations nothing read supports),
+ * and ``twin_tables`` (the material's figures by digits, for near misses).
  * Each section below states its contract and why the scan is the pattern's.
  *
  * Why this exists: ``hallucination_grounded.numbers`` reads every figure of
@@ -1083,6 +1084,108 @@ error:
     return NULL;
 }
 
+/* -- the material's twin tables (hallucination_grounded._twin_tables_reference)
+ *
+ * ``twin_tables(nums)`` returns ``(src_keys, src_sig)`` exactly as the
+ * reference builds them from the material's ``Num`` tuples: years aside
+ * (``_is_year``: no unit, no percent, no "." or "," in the digits, value in
+ * [1900, 2100]), a figure of three digits or more (its digits without "," and
+ * ".") under ``_digit_key`` (its ``str.isdigit`` characters, sorted by code
+ * point), and a figure of ten or more or with a decimal point under
+ * ``_sig_digits`` (``format(value, ".6g")`` without its ".", leading zeros
+ * and trailing zeros, or "0"), the first figure kept per key. The ".6g"
+ * text is PyOS_double_to_string(value, 'g', 6, 0), the call float.__format__
+ * makes for that spec.
+ */
+
+static PyObject *digit_key(PyObject *digits) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(digits), m = 0;
+    int kind = PyUnicode_KIND(digits);
+    const void *d = PyUnicode_DATA(digits);
+    Py_UCS4 small[64];
+    Py_UCS4 *buf = n <= 64 ? small : PyMem_Malloc((size_t)n * sizeof(Py_UCS4));
+    if (buf == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        if (Py_UNICODE_ISDIGIT(c)) {
+            Py_ssize_t j = m++; /* insertion sort: a figure holds a few digits */
+            while (j > 0 && buf[j - 1] > c) {
+                buf[j] = buf[j - 1];
+                j--;
+            }
+            buf[j] = c;
+        }
+    }
+    PyObject *r = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m);
+    if (buf != small) PyMem_Free(buf);
+    return r;
+}
+
+static PyObject *sig_digits(double v) {
+    char *g = PyOS_double_to_string(v, 'g', 6, 0, NULL);
+    if (g == NULL) return NULL;
+    char out[64];
+    size_t m = 0;
+    for (const char *p = g; *p && m < sizeof(out) - 1; p++)
+        if (*p != '.') out[m++] = *p;
+    PyMem_Free(g);
+    size_t a = 0;
+    while (a < m && out[a] == '0') a++; /* lstrip("0") */
+    while (m > a && out[m - 1] == '0') m--; /* rstrip("0") */
+    if (m == a) return PyUnicode_FromStringAndSize("0", 1);
+    return PyUnicode_FromStringAndSize(out + a, (Py_ssize_t)(m - a));
+}
+
+static int set_default(PyObject *dict, PyObject *key, PyObject *value) {
+    if (key == NULL) return -1;
+    PyObject *had = PyDict_SetDefault(dict, key, value); /* borrowed */
+    Py_DECREF(key);
+    return had == NULL ? -1 : 0;
+}
+
+static PyObject *twin_tables(PyObject *self, PyObject *nums) {
+    (void)self;
+    if (!PyList_Check(nums)) {
+        PyErr_SetString(PyExc_TypeError, "twin_tables(nums: list)");
+        return NULL;
+    }
+    PyObject *keys = PyDict_New(), *sig = PyDict_New();
+    if (keys == NULL || sig == NULL) goto error;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
+        PyObject *num = PyList_GET_ITEM(nums, i);
+        if (!PyTuple_Check(num) || PyTuple_GET_SIZE(num) != 8 ||
+            !PyFloat_Check(PyTuple_GET_ITEM(num, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(num, 7))) {
+            PyErr_SetString(PyExc_TypeError, "nums must be Num tuples");
+            goto error;
+        }
+        double value = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(num, 0));
+        PyObject *digits = PyTuple_GET_ITEM(num, 7);
+        if (PyUnicode_READY(digits) < 0) goto error;
+        int pct = PyObject_IsTrue(PyTuple_GET_ITEM(num, 2));
+        if (pct < 0) goto error;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(digits), marks = 0;
+        int dot = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(digits, j);
+            if (c == '.') dot = 1;
+            if (c == '.' || c == ',') marks++;
+        }
+        if (PyTuple_GET_ITEM(num, 3) == Py_None && !pct && marks == 0 && 1900 <= value &&
+            value <= 2100)
+            continue; /* _is_year */
+        if (n - marks >= 3 && set_default(keys, digit_key(digits), num) < 0) goto error;
+        if ((value >= 10 || dot) && set_default(sig, sig_digits(value), num) < 0) goto error;
+    }
+    PyObject *out = PyTuple_Pack(2, keys, sig);
+    Py_DECREF(keys);
+    Py_DECREF(sig);
+    return out;
+error:
+    Py_XDECREF(keys);
+    Py_XDECREF(sig);
+    return NULL;
+}
+
 /* -- file names and versions (hallucination_grounded._files, _versions) ----
  *
  * ``file_spans(text)`` and ``version_spans(text)`` return the ``(start,
@@ -1586,6 +1689,8 @@ static PyMethodDef methods[] = {
      "pair_derivations(base, out) -> None; appends the pairwise sums, differences, ratios."},
     {"unsupported", (PyCFunction)(void (*)(void))unsupported, METH_FASTCALL,
      "unsupported(claims, tokens, tails, ubiquitous, fold) -> the claims nothing read supports."},
+    {"twin_tables", twin_tables, METH_O,
+     "twin_tables(nums) -> (figures by sorted digits, figures by significant digits)."},
     {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
     {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},

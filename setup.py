@@ -17,6 +17,8 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/detectors/_findkernel.c``: the detectors' overlap sweep, findings and evidence.
 * ``evaluators/rules/_halkernel.c``: no_hallucination_markers' digit, date and flag scans.
 * ``evaluators/_riskkernel.c``: the risk layer's sampled interval (per-draw noisy-OR, sorted).
+* ``evaluators/rules/_keykernel.c``: a tool step input's loop key and JSON text.
+* ``evaluators/rules/_stubkernel.c``: no_stub_output's marker-word scan.
 """
 
 from setuptools import Extension, setup
@@ -41,5 +43,7 @@ setup(
         _ext("evaluators.detectors._findkernel", "evaluators/detectors/_findkernel.c"),
         _ext("evaluators.rules._halkernel", "evaluators/rules/_halkernel.c"),
         _ext("evaluators._riskkernel", "evaluators/_riskkernel.c"),
+        _ext("evaluators.rules._keykernel", "evaluators/rules/_keykernel.c"),
+        _ext("evaluators.rules._stubkernel", "evaluators/rules/_stubkernel.c"),
     ]
 )

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, overload
 
 from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
 from evaluators.jsontext import sorted_text
@@ -59,6 +59,29 @@ _SPAN_RESULT_KEYS = (
 _SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
 
+class _once(Generic[T]):
+    """``functools.cached_property`` without its lock: Python 3.11's takes an
+    RLock on every first access, which cost more than the values below (a
+    step's text forms, the step list), each read once or twice per
+    evaluation of one thread. The value goes to the instance ``__dict__``,
+    which then shadows this non-data descriptor, as cached_property's does."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _once[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> T | _once[T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
 @dataclass(frozen=True)
 class Step:
     """One tool step, from a ToolCall or a TOOL span. The text forms are
@@ -72,21 +95,36 @@ class Step:
     started_at: str | None = None
     cost_usd: float | None = None
 
-    @cached_property
+    @_once
     def output_text(self) -> str:
         return as_text(self.output)
 
-    @cached_property
+    @_once
     def input_text(self) -> str:
         return as_text(self.input)
 
 
+# The compiled JSON text of a plain value (evaluators/rules/_keykernel.c);
+# absent when the extension was not built, and then sorted_text runs.
+try:
+    from evaluators.rules import _keykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _keykernel = None  # type: ignore[assignment]
+
+
 def as_text(value: Any) -> str:
-    """Stable text form of a JSON-ish value, capped (tool data is untrusted)."""
+    """Stable text form of a JSON-ish value, capped (tool data is untrusted).
+    A plain JSON value (exact dicts with str keys, lists, str, int, float,
+    bool, None) is written by the C kernel, which returns ``sorted_text``'s
+    text; it answers None for anything else, left to ``sorted_text``."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value[:TOOL_TEXT_CAP]
+    if _keykernel is not None:
+        text = _keykernel.sorted_text(value)
+        if text is not None:
+            return text[:TOOL_TEXT_CAP]
     try:
         return sorted_text(value)[:TOOL_TEXT_CAP]
     except (TypeError, ValueError):
@@ -117,18 +155,58 @@ def step_from_span(index: int, span: Span) -> Step:
     error = None
     if span.status_code == "ERROR":
         error = span.status_message or "span status ERROR"
-    return Step(
-        index=index,
-        name=str(_first(a, _SPAN_NAME_KEYS) or span.name),
-        input=args,
-        output=_parse_json_maybe(_first(a, _SPAN_RESULT_KEYS)),
-        error=error,
-        started_at=span.start_time,
+    return _make_step(
+        index,
+        str(_first(a, _SPAN_NAME_KEYS) or span.name),
+        args,
+        _parse_json_maybe(_first(a, _SPAN_RESULT_KEYS)),
+        error,
+        span.start_time,
+        None,
     )
 
 
+_new_step = object.__new__
+
+
+def _make_step(
+    index: int,
+    name: str,
+    input: Any,
+    output: Any,
+    error: str | None,
+    started_at: str | None,
+    cost_usd: float | None,
+) -> Step:
+    """``Step(index, name, input, output, error, started_at, cost_usd)``
+    without the frozen dataclass's ``__init__``, which pays one
+    ``object.__setattr__`` per field (the step list is built for every
+    evaluation with calls): the fields go into the instance ``__dict__`` in
+    declaration order, where that ``__init__`` puts them. A text form that
+    needs no serialising (``as_text`` of None or of a str) is stored at once,
+    the value the ``_once`` view would compute."""
+    step = _new_step(Step)
+    d = step.__dict__
+    d["index"] = index
+    d["name"] = name
+    d["input"] = input
+    d["output"] = output
+    d["error"] = error
+    d["started_at"] = started_at
+    d["cost_usd"] = cost_usd
+    if output is None:
+        d["output_text"] = ""
+    elif type(output) is str:
+        d["output_text"] = output[:TOOL_TEXT_CAP]
+    if input is None:
+        d["input_text"] = ""
+    elif type(input) is str:
+        d["input_text"] = input[:TOOL_TEXT_CAP]
+    return step
+
+
 def step_from_call(index: int, call: ToolCall) -> Step:
-    return Step(
+    return _make_step(
         index, call.tool_name, call.input, call.output, call.error, call.started_at, call.cost_usd
     )
 
@@ -259,7 +337,7 @@ class EvalContext:
         return {n: self.has(n) for n in NEEDS}
 
     # -- steps (SPEC §3.2) ------------------------------------------------
-    @cached_property
+    @_once
     def steps(self) -> tuple[Step, ...]:
         r = self.request
         if r.tool_calls is not None:

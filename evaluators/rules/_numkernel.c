@@ -2,13 +2,15 @@
  * evaluators.rules._numkernel: the text scans of the grounded rules
  * (no_hallucination_markers, grounded_in_reads), in C.
  *
- * Eight functions, each equal to a pure-Python reference that stays the
+ * Ten functions, each equal to a pure-Python reference that stays the
  * fallback: ``numbers`` (figures, below), ``locations`` and ``ground_add``
  * (grounding.py's cited locations and the ground they are checked against),
  * ``file_spans`` and ``version_spans`` (file names and versions), and
  * ``loose`` (the loop that drops estimates, years and grounded figures) and
  * ``grounded_loose`` (that loop with the grounding test done here too), and
- * ``pair_derivations`` (the material's derived figures).
+ * ``pair_derivations`` (the material's derived figures), and ``unsupported``
+ * (grounding.py's decision of which cited locations nothing read supports),
+ * and ``twin_tables`` (the material's figures by digits, for near misses).
  * Each section below states its contract and why the scan is the pattern's.
  *
  * Why this exists: ``hallucination_grounded.numbers`` reads every figure of
@@ -877,6 +879,313 @@ error:
     return NULL;
 }
 
+/* -- unsupported locations (grounding._unsupported_claims_reference) -------
+ *
+ * ``unsupported(claims, tokens, tails, ubiquitous, fold)`` returns the claims
+ * (the same ``(start, end, location)`` tuples, in order, repeats kept) whose
+ * location ``_unsupported_in`` calls unsupported: its fold is neither empty
+ * nor ubiquitous, neither the fold nor its last segment is in the ground,
+ * and no read's long tail is a proper prefix of that last segment.
+ *
+ * ``tokens()`` is ``_Ground.tokens`` (the ground set, built on first use);
+ * it is called only once a location is neither empty nor ubiquitous, as the
+ * reference calls it. The long tails (``_Ground.long_tails``: each of
+ * ``tails`` folded, its last "/" segment, kept at three characters or more)
+ * are computed here, once, when a location is not in the ground. An ASCII
+ * location or tail is folded by ``fold_ascii`` (``fold_location`` on ASCII);
+ * any other is handed to ``fold`` (``fold_location`` itself), since
+ * ``str.lower`` folds and lengthens non-ASCII letters. Each distinct
+ * location is decided once (the reference's per-rule memo).
+ */
+
+/* fold_location(s): fold_ascii on ASCII, the Python function otherwise. */
+static PyObject *fold_loc(PyObject *s, PyObject *fold) {
+    if (PyUnicode_READY(s) < 0) return NULL;
+    if (!PyUnicode_IS_ASCII(s)) {
+        PyObject *r = PyObject_CallOneArg(fold, s);
+        if (r != NULL && !PyUnicode_Check(r)) {
+            Py_DECREF(r);
+            PyErr_SetString(PyExc_TypeError, "fold must return a str");
+            return NULL;
+        }
+        return r;
+    }
+    text_t t = {PyUnicode_KIND(s), PyUnicode_DATA(s), PyUnicode_GET_LENGTH(s)};
+    char small[256];
+    char *buf = small;
+    if (t.n > (Py_ssize_t)sizeof(small)) {
+        buf = PyMem_Malloc((size_t)t.n);
+        if (buf == NULL) return PyErr_NoMemory();
+    }
+    Py_ssize_t len = fold_ascii(&t, 0, t.n, buf);
+    PyObject *r = PyUnicode_New(len, 127);
+    if (r != NULL) memcpy(PyUnicode_1BYTE_DATA(r), buf, (size_t)len);
+    if (buf != small) PyMem_Free(buf);
+    return r;
+}
+
+/* [s for s in folded.split("/") if s and s != "."][-1], or folded itself
+ * when there is no such segment (a new reference). */
+static PyObject *last_segment(PyObject *folded) {
+    int kind = PyUnicode_KIND(folded);
+    const void *d = PyUnicode_DATA(folded);
+    Py_ssize_t e = PyUnicode_GET_LENGTH(folded);
+    while (e > 0) {
+        Py_ssize_t a = e;
+        while (a > 0 && PyUnicode_READ(kind, d, a - 1) != '/') a--;
+        if (e - a > 1 || (e - a == 1 && PyUnicode_READ(kind, d, a) != '.'))
+            return PyUnicode_Substring(folded, a, e);
+        e = a - 1; /* past the "/" before this empty or "." segment */
+    }
+    Py_INCREF(folded);
+    return folded;
+}
+
+/* _Ground.long_tails: each tail folded, its last "/" segment if 3+ long. */
+static PyObject *long_tails_of(PyObject *tails, PyObject *fold) {
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tails);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *tail = PyList_GET_ITEM(tails, i);
+        if (!PyUnicode_Check(tail)) {
+            PyErr_SetString(PyExc_TypeError, "tails must be a list of str");
+            goto error;
+        }
+        PyObject *folded = fold_loc(tail, fold);
+        if (folded == NULL) goto error;
+        Py_ssize_t len = PyUnicode_GET_LENGTH(folded);
+        Py_ssize_t slash = PyUnicode_FindChar(folded, '/', 0, len, -1);
+        if (slash == -2) {
+            Py_DECREF(folded);
+            goto error;
+        }
+        if (len - (slash + 1) >= 3) {
+            PyObject *seg = slash < 0 ? (Py_INCREF(folded), folded)
+                                      : PyUnicode_Substring(folded, slash + 1, len);
+            if (seg == NULL || PyList_Append(out, seg) < 0) {
+                Py_XDECREF(seg);
+                Py_DECREF(folded);
+                goto error;
+            }
+            Py_DECREF(seg);
+        }
+        Py_DECREF(folded);
+    }
+    return out;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* _unsupported_in(loc, ground): 1, 0, or -1 on error. *ground and *long_tails
+ * are filled on first need (new references the caller releases). */
+static int unsupported_loc(PyObject *loc, PyObject *tokens_fn, PyObject *tails, PyObject *ubiq,
+                           PyObject *fold, PyObject **ground, PyObject **long_tails) {
+    int result = -1;
+    PyObject *last = NULL;
+    PyObject *folded = fold_loc(loc, fold);
+    if (folded == NULL) return -1;
+    if (PyUnicode_GET_LENGTH(folded) == 0) {
+        result = 0;
+        goto done;
+    }
+    int r = PySet_Contains(ubiq, folded);
+    if (r != 0) {
+        result = r < 0 ? -1 : 0;
+        goto done;
+    }
+    last = last_segment(folded);
+    if (last == NULL) goto done;
+    if (*ground == NULL) {
+        *ground = PyObject_CallNoArgs(tokens_fn);
+        if (*ground == NULL) goto done;
+        if (!PyAnySet_Check(*ground)) {
+            PyErr_SetString(PyExc_TypeError, "tokens() must return a set");
+            goto done;
+        }
+    }
+    r = PySet_Contains(*ground, folded);
+    if (r == 0) r = PySet_Contains(*ground, last);
+    if (r != 0) {
+        result = r < 0 ? -1 : 0;
+        goto done;
+    }
+    if (*long_tails == NULL) {
+        *long_tails = long_tails_of(tails, fold);
+        if (*long_tails == NULL) goto done;
+    }
+    Py_ssize_t last_len = PyUnicode_GET_LENGTH(last);
+    result = 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(*long_tails); i++) {
+        PyObject *t = PyList_GET_ITEM(*long_tails, i);
+        /* last.startswith(t) and t != last: a proper prefix */
+        if (PyUnicode_GET_LENGTH(t) < last_len) {
+            Py_ssize_t m = PyUnicode_Tailmatch(last, t, 0, PY_SSIZE_T_MAX, -1);
+            if (m < 0) {
+                result = -1;
+                break;
+            }
+            if (m) {
+                result = 0;
+                break;
+            }
+        }
+    }
+done:
+    Py_XDECREF(last);
+    Py_DECREF(folded);
+    return result;
+}
+
+static PyObject *unsupported(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5 || !PyList_Check(args[0]) || !PyCallable_Check(args[1]) ||
+        !PyList_Check(args[2]) || !PyAnySet_Check(args[3]) || !PyCallable_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "unsupported(claims: list, tokens, tails: list, ubiquitous: frozenset, fold)");
+        return NULL;
+    }
+    PyObject *claims = args[0], *tokens_fn = args[1], *tails = args[2], *ubiq = args[3],
+             *fold = args[4];
+    PyObject *ground = NULL, *long_tails = NULL;
+    PyObject *memo = PyDict_New();
+    PyObject *out = PyList_New(0);
+    if (memo == NULL || out == NULL) goto error;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(claims); i++) {
+        PyObject *claim = PyList_GET_ITEM(claims, i);
+        if (!PyTuple_Check(claim) || PyTuple_GET_SIZE(claim) != 3 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(claim, 2))) {
+            PyErr_SetString(PyExc_TypeError, "claims must be (start, end, location) tuples");
+            goto error;
+        }
+        PyObject *loc = PyTuple_GET_ITEM(claim, 2);
+        PyObject *known = PyDict_GetItemWithError(memo, loc); /* borrowed */
+        int need;
+        if (known != NULL) {
+            need = known == Py_True;
+        } else {
+            if (PyErr_Occurred()) goto error;
+            need = unsupported_loc(loc, tokens_fn, tails, ubiq, fold, &ground, &long_tails);
+            if (need < 0) goto error;
+            if (PyDict_SetItem(memo, loc, need ? Py_True : Py_False) < 0) goto error;
+        }
+        if (need && PyList_Append(out, claim) < 0) goto error;
+    }
+    Py_XDECREF(ground);
+    Py_XDECREF(long_tails);
+    Py_DECREF(memo);
+    return out;
+error:
+    Py_XDECREF(ground);
+    Py_XDECREF(long_tails);
+    Py_XDECREF(memo);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* -- the material's twin tables (hallucination_grounded._twin_tables_reference)
+ *
+ * ``twin_tables(nums)`` returns ``(src_keys, src_sig)`` exactly as the
+ * reference builds them from the material's ``Num`` tuples: years aside
+ * (``_is_year``: no unit, no percent, no "." or "," in the digits, value in
+ * [1900, 2100]), a figure of three digits or more (its digits without "," and
+ * ".") under ``_digit_key`` (its ``str.isdigit`` characters, sorted by code
+ * point), and a figure of ten or more or with a decimal point under
+ * ``_sig_digits`` (``format(value, ".6g")`` without its ".", leading zeros
+ * and trailing zeros, or "0"), the first figure kept per key. The ".6g"
+ * text is PyOS_double_to_string(value, 'g', 6, 0), the call float.__format__
+ * makes for that spec.
+ */
+
+static PyObject *digit_key(PyObject *digits) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(digits), m = 0;
+    int kind = PyUnicode_KIND(digits);
+    const void *d = PyUnicode_DATA(digits);
+    Py_UCS4 small[64];
+    Py_UCS4 *buf = n <= 64 ? small : PyMem_Malloc((size_t)n * sizeof(Py_UCS4));
+    if (buf == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        if (Py_UNICODE_ISDIGIT(c)) {
+            Py_ssize_t j = m++; /* insertion sort: a figure holds a few digits */
+            while (j > 0 && buf[j - 1] > c) {
+                buf[j] = buf[j - 1];
+                j--;
+            }
+            buf[j] = c;
+        }
+    }
+    PyObject *r = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m);
+    if (buf != small) PyMem_Free(buf);
+    return r;
+}
+
+static PyObject *sig_digits(double v) {
+    char *g = PyOS_double_to_string(v, 'g', 6, 0, NULL);
+    if (g == NULL) return NULL;
+    char out[64];
+    size_t m = 0;
+    for (const char *p = g; *p && m < sizeof(out) - 1; p++)
+        if (*p != '.') out[m++] = *p;
+    PyMem_Free(g);
+    size_t a = 0;
+    while (a < m && out[a] == '0') a++; /* lstrip("0") */
+    while (m > a && out[m - 1] == '0') m--; /* rstrip("0") */
+    if (m == a) return PyUnicode_FromStringAndSize("0", 1);
+    return PyUnicode_FromStringAndSize(out + a, (Py_ssize_t)(m - a));
+}
+
+static int set_default(PyObject *dict, PyObject *key, PyObject *value) {
+    if (key == NULL) return -1;
+    PyObject *had = PyDict_SetDefault(dict, key, value); /* borrowed */
+    Py_DECREF(key);
+    return had == NULL ? -1 : 0;
+}
+
+static PyObject *twin_tables(PyObject *self, PyObject *nums) {
+    (void)self;
+    if (!PyList_Check(nums)) {
+        PyErr_SetString(PyExc_TypeError, "twin_tables(nums: list)");
+        return NULL;
+    }
+    PyObject *keys = PyDict_New(), *sig = PyDict_New();
+    if (keys == NULL || sig == NULL) goto error;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
+        PyObject *num = PyList_GET_ITEM(nums, i);
+        if (!PyTuple_Check(num) || PyTuple_GET_SIZE(num) != 8 ||
+            !PyFloat_Check(PyTuple_GET_ITEM(num, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(num, 7))) {
+            PyErr_SetString(PyExc_TypeError, "nums must be Num tuples");
+            goto error;
+        }
+        double value = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(num, 0));
+        PyObject *digits = PyTuple_GET_ITEM(num, 7);
+        if (PyUnicode_READY(digits) < 0) goto error;
+        int pct = PyObject_IsTrue(PyTuple_GET_ITEM(num, 2));
+        if (pct < 0) goto error;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(digits), marks = 0;
+        int dot = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(digits, j);
+            if (c == '.') dot = 1;
+            if (c == '.' || c == ',') marks++;
+        }
+        if (PyTuple_GET_ITEM(num, 3) == Py_None && !pct && marks == 0 && 1900 <= value &&
+            value <= 2100)
+            continue; /* _is_year */
+        if (n - marks >= 3 && set_default(keys, digit_key(digits), num) < 0) goto error;
+        if ((value >= 10 || dot) && set_default(sig, sig_digits(value), num) < 0) goto error;
+    }
+    PyObject *out = PyTuple_Pack(2, keys, sig);
+    Py_DECREF(keys);
+    Py_DECREF(sig);
+    return out;
+error:
+    Py_XDECREF(keys);
+    Py_XDECREF(sig);
+    return NULL;
+}
+
 /* -- file names and versions (hallucination_grounded._files, _versions) ----
  *
  * ``file_spans(text)`` and ``version_spans(text)`` return the ``(start,
@@ -1378,6 +1687,10 @@ static PyMethodDef methods[] = {
      "grounded_loose(nums, material, memo) -> loose(nums, memo, material.grounds), grounded here."},
     {"pair_derivations", (PyCFunction)(void (*)(void))pair_derivations, METH_FASTCALL,
      "pair_derivations(base, out) -> None; appends the pairwise sums, differences, ratios."},
+    {"unsupported", (PyCFunction)(void (*)(void))unsupported, METH_FASTCALL,
+     "unsupported(claims, tokens, tails, ubiquitous, fold) -> the claims nothing read supports."},
+    {"twin_tables", twin_tables, METH_O,
+     "twin_tables(nums) -> (figures by sorted digits, figures by significant digits)."},
     {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
     {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},

@@ -591,8 +591,29 @@ def says_something(ctx: EvalContext) -> Outcome:
 
 
 # --- tool_sequence ---------------------------------------------------------
+# The compiled text forms of a step input (evaluators/rules/_keykernel.c);
+# absent when the extension was not built, and then the reference runs.
+try:
+    from evaluators.rules import _keykernel
+except ImportError:  # pragma: no cover - depends on the build
+    _keykernel = None  # type: ignore[assignment]
+
+
 def norm_input(value: Any) -> str:
-    """The loop key's input normalisation: sorted keys, collapsed whitespace, 500 cap."""
+    """The loop key's input normalisation: sorted keys, collapsed whitespace, 500 cap.
+
+    By the C kernel when it was built (no_tool_loop keys every step): it
+    answers a plain JSON value and leaves anything else (None answer) to
+    :func:`_norm_input_reference`, which must return the same text."""
+    if _keykernel is not None:
+        got = _keykernel.norm_input(value)
+        if got is not None:
+            return got
+    return _norm_input_reference(value)
+
+
+def _norm_input_reference(value: Any) -> str:
+    """:func:`norm_input` in pure Python: the reference the C must equal."""
     if value is None:
         return "\x00none"
     # json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -719,7 +740,11 @@ _VALIDATORS: dict[str, Any] = {}
 
 
 def _validator(schema: Any) -> Any:
-    key = sorted_ascii(schema)
+    # the schema's text, by the C kernel for a plain JSON schema (the same
+    # text; serialising was most of a cached lookup), else by the encoder
+    key = _keykernel.sorted_ascii(schema) if _keykernel is not None else None
+    if key is None:
+        key = sorted_ascii(schema)
     v = _VALIDATORS.get(key)
     if v is None:
         if not isinstance(schema, dict):

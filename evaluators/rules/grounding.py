@@ -9,6 +9,7 @@ it. Claims are extracted from the agent's own output.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from evaluators.context import EvalContext
@@ -370,6 +371,50 @@ def _unsupported_in(loc: str, ground: _Ground) -> bool:
     return not any(last.startswith(t) and t != last for t in ground.long_tails())
 
 
+def _unsupported_claims(
+    claims: list[tuple[int, int, str]], ground: _Ground
+) -> list[tuple[int, int, str]]:
+    """The claims whose location :func:`_unsupported_in` calls unsupported, in
+    order (repeats kept). The compiled loop when it is built: the fold, the
+    ground lookups and the read tails' prefix test per distinct location were
+    most of the rule's own Python."""
+    if _unsupported_kernel is not None:
+        return _unsupported_kernel(claims, ground.tokens, ground._tails, UBIQUITOUS, fold_location)
+    return _unsupported_claims_reference(claims, ground)
+
+
+def _unsupported_claims_reference(
+    claims: list[tuple[int, int, str]], ground: _Ground
+) -> list[tuple[int, int, str]]:
+    """:func:`_unsupported_claims` in pure Python: each distinct location
+    decided once (an output cites the same one many times)."""
+    unsupported: dict[str, bool] = {}
+    out: list[tuple[int, int, str]] = []
+    for claim in claims:
+        loc = claim[2]
+        need = unsupported.get(loc)
+        if need is None:
+            need = unsupported[loc] = _unsupported_in(loc, ground)
+        if need:
+            out.append(claim)
+    return out
+
+
+# The compiled loop; None with an older build of the kernel (or none).
+_unsupported_kernel: (
+    Callable[
+        [
+            list[tuple[int, int, str]],
+            Callable[[], set[str]],
+            list[str],
+            frozenset[str],
+            Callable[[str], str],
+        ],
+        list[tuple[int, int, str]],
+    ]
+    | None
+) = getattr(_numkernel, "unsupported", None)
+
 _UNGROUNDED = "location nothing read supports"
 
 
@@ -393,25 +438,12 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
         if failure_reason_of(ctx, st) is None:
             texts.append(st.input_text)
     claims = extract_claims(ctx.output)
-    ungrounded: list[tuple[int, int, str]] = []
-    ground = _Ground(texts, tails)
+    ungrounded = _unsupported_claims(claims, _Ground(texts, tails))
     # (the context's lowered output, shared with the other rules that lower
     # it, is only read once a location turns out unsupported)
-    no_proposal: bool | None = None if claims else True
-    # whether a location needs checking reads only the location (an output
-    # cites the same one many times): decided once per distinct location
-    unsupported: dict[str, bool] = {}
-    for start, end, loc in claims:
-        need = unsupported.get(loc)
-        if need is None:
-            need = unsupported[loc] = _unsupported_in(loc, ground)
-        if not need:
-            continue
-        if no_proposal is None:
-            no_proposal = _no_proposal_anywhere(ctx.output, ctx.output_lower)
-        if not no_proposal and _in_proposal(ctx.output, start, end):
-            continue
-        ungrounded.append((start, end, loc))
+    if ungrounded and not _no_proposal_anywhere(ctx.output, ctx.output_lower):
+        out = ctx.output
+        ungrounded = [c for c in ungrounded if not _in_proposal(out, c[0], c[1])]
     ev: list[dict[str, Any]] = [
         count("ungrounded_locations", "locations", len(ungrounded), 0, "rule"),
         count("locations_cited", "locations", len(claims)),

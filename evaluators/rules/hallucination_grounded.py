@@ -574,17 +574,11 @@ class Material:
     def twin_tables(self) -> tuple[dict[str, Num], dict[str, Num]]:
         """The material's figures by sorted digits (three or more) and by
         significant digits (ten and up, or with a decimal point), years
-        aside: where ``_near_miss_numbers`` looks for a claim's twin."""
-        src_keys: dict[str, Num] = {}
-        src_sig: dict[str, Num] = {}
-        for s in self.nums:
-            if _is_year(s):
-                continue
-            if len(s.digits.replace(",", "").replace(".", "")) >= 3:
-                src_keys.setdefault(_digit_key(s.digits), s)
-            if s.value >= 10 or "." in s.digits:
-                src_sig.setdefault(_sig_digits(s.value), s)
-        return src_keys, src_sig
+        aside: where ``_near_miss_numbers`` looks for a claim's twin. Built
+        by the C kernel when it is (every evaluation with material asks)."""
+        if _twin_tables is not None:
+            return _twin_tables(self.nums)
+        return _twin_tables_reference(self.nums)
 
     @_once
     def units(self) -> set[str]:
@@ -634,6 +628,27 @@ class Material:
         if n.scaled >= 1000 and _within(vals, n.scaled, 0.05 * n.scaled):
             return True  # "2.9M" for 2,914,377
         return _within(self.sorted_derived, n.scaled, tol)
+
+
+def _twin_tables_reference(nums: list[Num]) -> tuple[dict[str, Num], dict[str, Num]]:
+    """:attr:`Material.twin_tables` in pure Python: the reference the
+    kernel's ``twin_tables`` must equal."""
+    src_keys: dict[str, Num] = {}
+    src_sig: dict[str, Num] = {}
+    for s in nums:
+        if _is_year(s):
+            continue
+        if len(s.digits.replace(",", "").replace(".", "")) >= 3:
+            src_keys.setdefault(_digit_key(s.digits), s)
+        if s.value >= 10 or "." in s.digits:
+            src_sig.setdefault(_sig_digits(s.value), s)
+    return src_keys, src_sig
+
+
+# The compiled tables; None with an older build of the kernel (or none).
+_twin_tables: Callable[[list[Num]], tuple[dict[str, Num], dict[str, Num]]] | None = getattr(
+    _numkernel, "twin_tables", None
+)
 
 
 def _pair_derivations_reference(base: list[float], out: list[float]) -> None:

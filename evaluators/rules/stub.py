@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from evaluators.config import DEFAULT_STUB_MARKERS, STUB_MARKER_TABLE
 from evaluators.context import EvalContext
@@ -177,11 +177,17 @@ _PASS_BODY = re.compile(r"^(\s*)(?:async\s+)?def\s+\w+\s*\([^)]*\)[^:]*:\s*$")
 _ABSTRACT = re.compile(r"@abstractmethod|@abc\.abstractmethod|@overload|Protocol\)")
 
 
-@dataclass(frozen=True, slots=True)
-class StubHit:
+class StubHit(NamedTuple):
+    """One stub signal: its name and span in the output. Immutable; a named
+    tuple because an output keeping a TODO list holds a dozen of them and a
+    frozen dataclass pays one ``object.__setattr__`` per field to build each."""
+
     name: str
     start: int
     end: int
+
+
+_new_hit = tuple.__new__  # StubHit(name, start, end) without its Python frame
 
 
 def _line_scoped(rx: re.Pattern[str]) -> re.Pattern[str]:
@@ -338,7 +344,22 @@ def _word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
+# The compiled marker scan (evaluators/rules/_stubkernel.c); absent when the
+# extension was not built, and then the reference below runs.
+try:
+    from evaluators.rules import _stubkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _stubkernel = None  # type: ignore[assignment]
+
+
 def _marker_hits(output: str, found: frozenset[str]) -> list[tuple[int, int, str]]:
+    """:func:`_marker_hits_reference`, by the C kernel when it was built."""
+    if _stubkernel is not None:
+        return _stubkernel.marker_hits(output, _WORD_PAIRS, found)
+    return _marker_hits_reference(output, found)
+
+
+def _marker_hits_reference(output: str, found: frozenset[str]) -> list[tuple[int, int, str]]:
     """``(start, end, lowered word)`` of each ``_MARKER_WORD`` match in ``output``,
     by start; ``found`` is the lowered output's family result.
 
@@ -407,9 +428,9 @@ def find_stubs(
 
     if not marker_is_deliverable:
         for s, e, lw in _marker_hits(output, found):
-            li = line_of(s)
+            li = line_of(s) if multiline else 0
             if plain or live[li]:
-                ranked.append((li, _RANK_MARKER, s, StubHit(lw, s, e)))
+                ranked.append((li, _RANK_MARKER, s, _new_hit(StubHit, (lw, s, e))))
         for mk, needle in _custom_markers(markers):
             if needle in _GATED_NEEDLES and needle not in found:
                 continue  # a default marker the family pass did not see

@@ -1,0 +1,74 @@
+"""The session-7 narrowing of the credential and address gates must not change
+a single match: each narrowed search is compared with the plain regex it
+replaces, on generated text and on every corpus and bench text (fixed and
+varied cases)."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaluators.detectors import secrets
+from evaluators.detectors.findings import normalized
+from tests.support.texts import bench_cases, bench_strings, corpus_strings
+
+# Letters of the key words, operators, quotes and separators, so that
+# assignments, near misses and far-away operators are all common.
+_ASSIGN_TEXT = st.lists(
+    st.sampled_from(
+        [*"passwordtkenycrilh_-.:= '\"`0123456789", "token", "api_key", "secret", "credentials"]
+    ),
+    max_size=120,
+).map("".join)
+
+
+@functools.cache
+def _texts() -> tuple[str, ...]:
+    """Normalised views of every corpus string and of the bench texts, the
+    varied cases' included (those hold many distinct keys and numbers)."""
+    bench_cases(1)  # loads the bench module as the tests load it
+    varied = sys.modules["_engine_bench"].make_cases(200, varied=True)
+    raw = [*corpus_strings(), *bench_strings()]
+    for case in varied:
+        raw += [case.output, case.input or ""]
+    return tuple(dict.fromkeys(normalized(s).text for s in raw))
+
+
+def _spans(matches: object) -> list[tuple[int, int, str | None]]:
+    return [(m.start(), m.end(), m.group("word")) for m in matches]  # type: ignore[attr-defined]
+
+
+def _assert_assign_same(t: str) -> None:
+    want = _spans(secrets._ASSIGN_RE.finditer(t))
+    assert _spans(secrets._assign_matches(t, None)) == want
+    present = frozenset(lit for lit in secrets.GATE_LITERALS if lit in t)
+    assert _spans(secrets._assign_matches(t, present)) == want
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ASSIGN_TEXT)
+def test_assign_matches_equal_finditer(t: str) -> None:
+    _assert_assign_same(t)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_assign_matches_equal_finditer_on_any_text(t: str) -> None:
+    _assert_assign_same(t)
+
+
+def test_assign_matches_far_operator() -> None:
+    # the operator as far after the word's literal as a match allows, and one further
+    near = "credentials" + "x" * 20 + "' = abcdefgh12345678"
+    assert _spans(secrets._assign_matches(near, None)) == _spans(secrets._ASSIGN_RE.finditer(near))
+    assert _spans(secrets._assign_matches(near, None))
+    far = "token" + " " + "x" * 40 + "=1"
+    assert list(secrets._assign_matches(far, None)) == []
+
+
+def test_assign_matches_on_corpus_and_bench_texts() -> None:
+    for t in _texts():
+        _assert_assign_same(t)

@@ -11,7 +11,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluators.detectors import secrets
+from evaluators.detectors import personal, secrets
 from evaluators.detectors.findings import normalized
 from tests.support.texts import bench_cases, bench_strings, corpus_strings
 
@@ -72,3 +72,32 @@ def test_assign_matches_far_operator() -> None:
 def test_assign_matches_on_corpus_and_bench_texts() -> None:
     for t in _texts():
         _assert_assign_same(t)
+
+
+_ZIP_TEXT = st.lists(
+    st.sampled_from([*"zipcode:, 0123456789ny", "zip code", "ny", "in", "de", " 12345"]),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ZIP_TEXT)
+def test_zip_head_may_end_is_implied_by_the_head_regex(t: str) -> None:
+    for p in range(len(t) + 1):
+        if personal._ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None:
+            assert personal._zip_head_may_end(t, p)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ZIP_TEXT)
+def test_may_have_zip_equals_its_plain_statement(t: str) -> None:
+    starts = [m.start() for m in personal._FIVE_DIGITS_RE.finditer(t)]
+    want = any(personal._ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None for p in starts)
+    assert personal._may_have_zip(t, starts) is want
+
+
+def test_may_have_zip_on_corpus_and_bench_texts() -> None:
+    for t in _texts():
+        starts = [m.start() for m in personal._FIVE_DIGITS_RE.finditer(t)]
+        want = any(personal._ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None for p in starts)
+        assert personal._may_have_zip(t, starts) is want

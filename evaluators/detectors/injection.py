@@ -151,6 +151,9 @@ _QUOTE_OPENERS = '"“«„'
 _CUE_WINDOW = 320
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "its", "your", "whose"})
 _HIDDEN_WINDOW = 600
+# How an ADDRESSEE_RE match can end, besides "--": the characters of its
+# closing ``(?::|,|—|–|--)`` that ADDRESSEE_BREAK_RE breaks a segment at.
+_ADDRESSEE_ENDS = frozenset(":,—–")
 
 
 class _Unquoted(QuoteSpans):
@@ -251,11 +254,16 @@ def _addressee_matches(t: str, positions: list[int]) -> Iterator[re.Match[str]]:
     for p in positions:
         if p < done:
             continue
+        brk = P.ADDRESSEE_BREAK_RE.search(t, p)
+        end = brk.end() if brk is not None else n
+        if not (brk is not None and t[end - 1] in _ADDRESSEE_ENDS) and t.find("--", done, end) < 0:
+            # every match ends with ':', ',', a dash or '--': the first three
+            # are break characters (only the segment's last one), '--' is not
+            done = end
+            continue
         q = p
         while q > done and t[q - 1] in P.ADDRESSEE_INTERIOR:
             q -= 1
-        brk = P.ADDRESSEE_BREAK_RE.search(t, p)
-        end = brk.end() if brk is not None else n
         pos = q
         while pos < end:
             m = P.ADDRESSEE_RE.search(t, pos, end)

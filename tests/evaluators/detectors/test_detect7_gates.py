@@ -11,7 +11,8 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluators.detectors import personal, secrets
+from evaluators.detectors import injection, personal, secrets
+from evaluators.detectors import injection_patterns as P
 from evaluators.detectors.findings import normalized
 from tests.support.texts import bench_cases, bench_strings, corpus_strings
 
@@ -101,3 +102,69 @@ def test_may_have_zip_on_corpus_and_bench_texts() -> None:
         starts = [m.start() for m in personal._FIVE_DIGITS_RE.finditer(t)]
         want = any(personal._ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None for p in starts)
         assert personal._may_have_zip(t, starts) is want
+
+
+def _addressee_matches_before(t: str, positions: list[int]) -> list[tuple[int, int]]:
+    """``injection._addressee_matches`` as it was before segments were gated on
+    how a match can end: the reference the gated version must equal."""
+    out: list[tuple[int, int]] = []
+    done = 0
+    n = len(t)
+    for p in positions:
+        if p < done:
+            continue
+        q = p
+        while q > done and t[q - 1] in P.ADDRESSEE_INTERIOR:
+            q -= 1
+        brk = P.ADDRESSEE_BREAK_RE.search(t, p)
+        end = brk.end() if brk is not None else n
+        pos = q
+        while pos < end:
+            m = P.ADDRESSEE_RE.search(t, pos, end)
+            if m is None:
+                break
+            full = P.ADDRESSEE_RE.match(t, m.start())
+            if full is None:
+                pos = m.start() + 1
+                continue
+            out.append(full.span())
+            pos = max(full.end(), full.start() + 1)
+        done = max(end, pos)
+    return out
+
+
+def _assert_addressee_same(t: str) -> None:
+    positions = injection._machine_positions(injection._FAMILY.scan(t))
+    got = [m.span() for m in injection._addressee_matches(t, positions)]
+    assert got == _addressee_matches_before(t, positions)
+
+
+_ADDRESSEE_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *"ab -:,.—–'\n",
+            "ai",
+            "bot",
+            "the ",
+            "note to the ",
+            "assistant",
+            "triage-bot",
+            "screener",
+            " reading",
+            "--",
+            "llm",
+        ]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ADDRESSEE_TEXT)
+def test_addressee_matches_equal_the_ungated_search(t: str) -> None:
+    _assert_addressee_same(t)
+
+
+def test_addressee_matches_on_corpus_and_bench_texts() -> None:
+    for t in _texts():
+        _assert_addressee_same(injection._unleet(t))

@@ -227,6 +227,24 @@ _ASSIGN = GatedPattern(
 # literal ends the word at most 11 characters on ("credentials"), then come up to
 # 20 key characters, an optional quote and an optional space. 40 leaves margin.
 _OPERATOR_REACH = 40
+_OPERATORS = ":="
+
+
+def _near_reference(t: str, literals: tuple[str, ...], chars: str, reach: int) -> list[int]:
+    """The sorted, distinct starts of the literals' occurrences (overlapping ones
+    included) with one of ``chars`` in ``t[p : p + reach]``: the reference for
+    ``_piikernel.near``, which reads only the stretches before each of those
+    characters instead of a ``str.find`` per place and character."""
+    if reach < 0:
+        raise ValueError("near(): reach must not be negative")
+    return sorted(
+        {
+            p
+            for lit in literals
+            for p in occurrences(t, lit)
+            if any(t.find(c, p, p + reach) >= 0 for c in chars)
+        }
+    )
 
 
 def _assign_matches(t: str, present: AbstractSet[str] | None) -> Iterator[re.Match[str]]:
@@ -236,8 +254,8 @@ def _assign_matches(t: str, present: AbstractSet[str] | None) -> Iterator[re.Mat
     each locator place costs a ~160-character window where ``_ASSIGN_RE`` is
     tried at every position. Every match's key *word* holds a gate literal
     with the match's ":" or "=" at most ``_OPERATOR_REACH`` characters after
-    its start, so places with neither there are dropped (two ``str.find``
-    each) and the remaining ones still meet :func:`windowed_finditer`'s
+    its start, so places with neither there are dropped (by one
+    ``_piikernel.near`` call) and the remaining ones still meet :func:`windowed_finditer`'s
     contract (every match contains one of them).
     """
     locator = _ASSIGN.locator
@@ -247,18 +265,16 @@ def _assign_matches(t: str, present: AbstractSet[str] | None) -> Iterator[re.Mat
     if present is None:
         if not all(g.present(t) for g in _ASSIGN.gates):
             return
-        found = locator.positions(t, t)
     else:
         for gate in _ASSIGN.gate_sets:
             if gate.isdisjoint(present):
                 return
-        found = locator.positions_of(t, t, present)
-    find = t.find
-    near = [
-        p
-        for p in found
-        if find(":", p, p + _OPERATOR_REACH) >= 0 or find("=", p, p + _OPERATOR_REACH) >= 0
-    ]
+    # a literal absent from the text has no places, so this is the locator's
+    # positions (or positions_of, given ``present``) with the far ones dropped
+    if _piikernel is not None:
+        near = _piikernel.near(t, locator.literals, _OPERATORS, _OPERATOR_REACH)
+    else:
+        near = _near_reference(t, locator.literals, _OPERATORS, _OPERATOR_REACH)
     if near:
         yield from windowed_finditer(_ASSIGN_RE, t, near, _ASSIGN.width, locator.max_len())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -168,3 +169,76 @@ def test_addressee_matches_equal_the_ungated_search(t: str) -> None:
 def test_addressee_matches_on_corpus_and_bench_texts() -> None:
     for t in _texts():
         _assert_addressee_same(injection._unleet(t))
+
+
+# --- _piikernel.near, the C twin of secrets._near_reference ------------------------------
+
+_NEAR_LITS = secrets._ASSIGN.locator.literals if secrets._ASSIGN.locator is not None else ()
+_near_text = st.one_of(
+    st.text(max_size=200),
+    st.lists(
+        st.sampled_from(
+            [*"ab:= \u00e9\u4e2d\U0001f600", "token", "key", "pass", "pwd", "secret", "credential"]
+        ),
+        max_size=80,
+    ).map("".join),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_near_text, st.integers(min_value=0, max_value=60))
+def test_near_kernel_equals_reference(t: str, reach: int) -> None:
+    kernel = secrets._piikernel
+    assert kernel is not None
+    for chars in (":=", ":", "", "\u00e9"[:0] + "a"):
+        want = secrets._near_reference(t, _NEAR_LITS, chars, reach)
+        assert kernel.near(t, _NEAR_LITS, chars, reach) == want
+    assert kernel.near(t, ("a", "ab", "b"), "b:", reach) == secrets._near_reference(
+        t, ("a", "ab", "b"), "b:", reach
+    )
+
+
+def test_near_kernel_on_corpus_and_bench_texts() -> None:
+    kernel = secrets._piikernel
+    assert kernel is not None
+    for t in _texts():
+        want = secrets._near_reference(t, _NEAR_LITS, secrets._OPERATORS, secrets._OPERATOR_REACH)
+        assert kernel.near(t, _NEAR_LITS, secrets._OPERATORS, secrets._OPERATOR_REACH) == want
+
+
+def test_near_kernel_odd_inputs() -> None:
+    kernel = secrets._piikernel
+    assert kernel is not None
+    assert kernel.near("", ("key",), ":=", 40) == []
+    assert kernel.near("key:", (), ":=", 40) == []
+    assert kernel.near("key:", ("key",), "", 40) == []
+    assert kernel.near("key:", ("key",), ":", 0) == []
+    assert kernel.near("key:", ("key",), ":", 4) == [0]
+    assert kernel.near("key:", ("key",), ":", 3) == []
+    assert kernel.near("\U0001f600key\U0001f600:", ("key",), ":", 5) == [1]
+    huge = "key " * 50_000 + "="
+    assert kernel.near(huge, ("key",), "=", 40) == secrets._near_reference(huge, ("key",), "=", 40)
+    with pytest.raises(ValueError):
+        kernel.near("key", ("",), ":", 4)
+    with pytest.raises(ValueError):
+        kernel.near("key", ("k\u00e9",), ":", 4)
+    with pytest.raises(ValueError):
+        kernel.near("key", ("key",), "\u00e9", 4)
+    with pytest.raises(TypeError):
+        kernel.near("key", ["key"], ":", 4)
+    for near in (kernel.near, secrets._near_reference):
+        with pytest.raises(ValueError):
+            near("key:", ("key",), ":", -1)
+
+
+def test_assignments_use_the_kernel_and_fall_back_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert secrets._piikernel is not None and hasattr(secrets._piikernel, "near")
+    texts = [t for t in _texts() if ":" in t or "=" in t][:300]
+    texts += ['api_key = "sk9f8a7s6d5f4g3h2j1k0lzxcvbnmqw"', "password: hunter2hunter2!"]
+    with_kernel = [secrets._assignments(t) for t in texts]
+    monkeypatch.setattr(secrets, "_piikernel", None)
+    assert [secrets._assignments(t) for t in texts] == with_kernel
+    for t in texts:
+        _assert_assign_same(t)

@@ -394,6 +394,8 @@ def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) 
             )
         )
     for pattern, group in ((P.FORGED_LABEL, _FORGED_LABEL), (P.LABEL_WORD, _LABEL_WORD)):
+        if not found[group]:
+            continue  # no place (finditer_at yields nothing): no generator to build
         for m in pattern.finditer_at(t, found[group]):
             out.append(
                 Candidate(
@@ -405,7 +407,7 @@ def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) 
                     25,
                 )
             )
-    for m in P.SYSTEM_LINE.finditer_at(t, found[_SYSTEM_LINE]):
+    for m in P.SYSTEM_LINE.finditer_at(t, found[_SYSTEM_LINE]) if found[_SYSTEM_LINE] else ():
         s = m.start()
         before = t[max(0, s - 12) : s].rstrip(" ")
         if not (_line_start(norm, s) or before.endswith(("]", ">", "[", "#", "|"))):
@@ -508,6 +510,8 @@ def _hidden_body_hits(body: str) -> bool:
 def _base64_execute(t: str, found: list[list[int] | None], plain: str) -> list[Candidate]:
     """``plain`` is the view without leetspeak folding (so "base64" keeps its digits)."""
     out: list[Candidate] = []
+    if not found[_DECODE]:
+        return out  # no place: finditer_at would yield nothing
     for m in P.DECODE.finditer_at(t, found[_DECODE]):
         lo, hi = max(0, m.start() - 80), min(len(t), m.end() + 160)
         if P.BASE64_CUE_RE.search(plain, lo, hi) and P.EXECUTE_RE.search(t, m.end(), hi):

@@ -17,14 +17,6 @@ from evaluators.lexical.terms import plain_tokens as words
 from evaluators.rules.base import Outcome, count, skip, span, tool_call
 from evaluators.text.literals import LiteralSet
 
-# The literal presence test of the detectors' C module (one call for all of
-# _DIRECTIVE_WORDS); absent when the package was built without a C compiler,
-# and then the words are tested one by one, with the same answer.
-try:
-    from evaluators.detectors import _piikernel
-except ImportError:  # pragma: no cover - depends on the build
-    _piikernel = None  # type: ignore[assignment]
-
 SLICE_CAP = 8000
 PAYLOAD_CHARS = 300
 MIN_NOVEL = 3
@@ -124,10 +116,6 @@ def _may_hold_directive(text: str) -> bool:
     low = text[:SLICE_CAP].lower()
     if "\u200b" in low:
         return True
-    if _piikernel is not None:
-        # the words that occur in ``low``, in one pass (``w in low`` for each):
-        # a tool result has three or four outputs, fourteen ``in`` tests each
-        return bool(_piikernel.present(low, _DIRECTIVE_WORDS))
     for w in _DIRECTIVE_WORDS:  # noqa: SIM110 - a plain loop: no generator per tool result
         if w in low:
             return True

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from evaluators.detectors import injection, personal, secrets
 from evaluators.detectors import injection_patterns as P
 from evaluators.detectors.findings import normalized
-from evaluators.rules import compliance
 from tests.support.texts import bench_cases, bench_strings, corpus_strings
 
 # Letters of the key words, operators, quotes and separators, so that
@@ -243,36 +242,3 @@ def test_assignments_use_the_kernel_and_fall_back_without_it(
     assert [secrets._assignments(t) for t in texts] == with_kernel
     for t in texts:
         _assert_assign_same(t)
-
-
-# --- no_injection_compliance's directive-word gate, by _piikernel.present ------------------
-
-_directive_text = st.one_of(
-    st.text(max_size=120),
-    st.lists(
-        st.sampled_from([*"aiyoutelsndI\u0130\u212a\u200b :", *compliance._DIRECTIVE_WORDS]),
-        max_size=30,
-    ).map("".join),
-)
-
-
-def _may_hold_plain(text: str) -> bool:
-    low = text[: compliance.SLICE_CAP].lower()
-    return "\u200b" in low or any(w in low for w in compliance._DIRECTIVE_WORDS)
-
-
-@settings(max_examples=500, deadline=None)
-@given(_directive_text)
-def test_may_hold_directive_equals_its_plain_statement(text: str) -> None:
-    assert compliance._may_hold_directive(text) is _may_hold_plain(text)
-
-
-def test_may_hold_directive_uses_the_kernel_and_falls_back_without_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    assert compliance._piikernel is not None
-    texts = [*corpus_strings(), *bench_strings(), "", "x" * 20_000 + " you"]
-    with_kernel = [compliance._may_hold_directive(t) for t in texts]
-    assert with_kernel == [_may_hold_plain(t) for t in texts]
-    monkeypatch.setattr(compliance, "_piikernel", None)
-    assert [compliance._may_hold_directive(t) for t in texts] == with_kernel

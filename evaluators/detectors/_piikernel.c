@@ -43,6 +43,9 @@
  * spaceless_present(t, gates) -> list[str]
  *     blocklist._spaceless_present: the gates that occur in t with its spaces
  *     removed, in gates order.
+ * near(t, literals, chars, reach) -> list[int]
+ *     secrets._near_reference: the sorted, distinct starts of the literals'
+ *     occurrences with one of ``chars`` in t[p:p + reach].
  * ascii_fold(raw) -> str | None
  *     findings._ascii_view: the normalised text of a plain-ASCII ``raw`` whose
  *     view is the identity (evaluators.text.normalize's first branch), else None.
@@ -928,6 +931,143 @@ static PyObject *present(PyObject *self, PyObject *args) {
     return set;
 }
 
+/* --- literal places with a character close after them -------------------------------------- */
+
+/* The first index >= i (and < n) holding a character c < 128 with want[c]
+ * set, or n. On 1-byte text each wanted character is found with memchr (at
+ * most ``n_chars`` of them, ``chars`` listing them), as str.find would. */
+KERNEL Py_ssize_t next_wanted(const void *data, int kind, Py_ssize_t i, Py_ssize_t n,
+                              const unsigned char *want, const Py_UCS1 *chars,
+                              Py_ssize_t n_chars) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *b = (const Py_UCS1 *)data;
+        Py_ssize_t best = n;
+        for (Py_ssize_t k = 0; k < n_chars && i < best; k++) {
+            const void *hit = memchr(b + i, chars[k], (size_t)(best - i));
+            if (hit != NULL)
+                best = (const Py_UCS1 *)hit - b;
+        }
+        return best;
+    }
+    while (i < n) {
+        Py_UCS4 c = RD(i);
+        if (c < 128 && want[c])
+            return i;
+        i++;
+    }
+    return n;
+}
+
+/* Mirrors secrets._near_reference: appends to ``out`` each start p (in order,
+ * once) of an occurrence of a literal (lits[k], lens[k]) such that
+ * t[p:p + reach] holds a wanted character. Such a p lies within reach - 1
+ * before a wanted character w (p <= w < p + reach), so only those stretches
+ * are read: linear in the text, and most text is never compared at all. */
+KERNEL int near_impl(const void *data, int kind, Py_ssize_t n, const Py_UCS1 *const *lits,
+                     const Py_ssize_t *lens, Py_ssize_t count, const unsigned char *want,
+                     const Py_UCS1 *chars, Py_ssize_t n_chars, Py_ssize_t reach, PyObject *out) {
+    unsigned char first[128] = {0}; /* first[c]: some literal starts with c */
+    for (Py_ssize_t k = 0; k < count; k++)
+        first[lits[k][0]] = 1;
+    Py_ssize_t done = 0; /* every p < done has been decided */
+    for (Py_ssize_t w = next_wanted(data, kind, 0, n, want, chars, n_chars); w < n;
+         w = next_wanted(data, kind, w + 1, n, want, chars, n_chars)) {
+        Py_ssize_t p = w - reach + 1;
+        if (p < done)
+            p = done;
+        for (; p <= w; p++) {
+            Py_UCS4 c = RD(p);
+            if (c >= 128 || !first[c])
+                continue; /* the usual case: no literal starts with c */
+            int hit = 0;
+            for (Py_ssize_t k = 0; k < count && !hit; k++) {
+                const Py_UCS1 *lit = lits[k];
+                Py_ssize_t len = lens[k];
+                if (c != lit[0] || p + len > n)
+                    continue;
+                Py_ssize_t j = 1;
+                while (j < len && RD(p + j) == lit[j])
+                    j++;
+                hit = j == len;
+            }
+            if (hit) {
+                PyObject *pos = PyLong_FromSsize_t(p);
+                if (pos == NULL)
+                    return -1;
+                int rc = PyList_Append(out, pos);
+                Py_DECREF(pos);
+                if (rc < 0)
+                    return -1;
+            }
+        }
+        done = w + 1;
+    }
+    return 0;
+}
+
+#define MAX_NEAR_LITERALS 64
+#define MAX_NEAR_CHARS 16
+
+/* near(t, literals, chars, reach) -> list[int]: secrets._near_reference. */
+static PyObject *near(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *t, *literals, *chars;
+    Py_ssize_t reach;
+    if (!PyArg_ParseTuple(args, "UO!Un:near", &t, &PyTuple_Type, &literals, &chars, &reach))
+        return NULL;
+    if (PyUnicode_READY(t) < 0 || PyUnicode_READY(chars) < 0)
+        return NULL;
+    if (reach < 0) {
+        PyErr_SetString(PyExc_ValueError, "near(): reach must not be negative");
+        return NULL;
+    }
+    Py_ssize_t n_chars = PyUnicode_GET_LENGTH(chars);
+    if (!PyUnicode_IS_ASCII(chars) || n_chars > MAX_NEAR_CHARS) {
+        PyErr_SetString(PyExc_ValueError, "near(): chars must be at most 16 ASCII characters");
+        return NULL;
+    }
+    unsigned char want[128] = {0};
+    const Py_UCS1 *cs = PyUnicode_1BYTE_DATA(chars);
+    for (Py_ssize_t i = 0; i < n_chars; i++)
+        want[cs[i]] = 1;
+    Py_ssize_t count = PyTuple_GET_SIZE(literals);
+    if (count > MAX_NEAR_LITERALS) {
+        PyErr_SetString(PyExc_ValueError, "near(): too many literals");
+        return NULL;
+    }
+    const Py_UCS1 *lits[MAX_NEAR_LITERALS];
+    Py_ssize_t lens[MAX_NEAR_LITERALS];
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *lit = PyTuple_GET_ITEM(literals, k);
+        if (!PyUnicode_Check(lit) || PyUnicode_READY(lit) < 0 || !PyUnicode_IS_ASCII(lit) ||
+            PyUnicode_GET_LENGTH(lit) == 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "near(): literals are non-empty ASCII str");
+            return NULL;
+        }
+        lits[k] = PyUnicode_1BYTE_DATA(lit);
+        lens[k] = PyUnicode_GET_LENGTH(lit);
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL || reach <= 0 || count == 0 || n_chars == 0)
+        return out;
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    int rc;
+    BY_KIND(near_impl(data, PyUnicode_1BYTE_KIND, n, lits, lens, count, want, cs, n_chars, reach,
+                      out),
+            near_impl(data, PyUnicode_2BYTE_KIND, n, lits, lens, count, want, cs, n_chars, reach,
+                      out),
+            near_impl(data, PyUnicode_4BYTE_KIND, n, lits, lens, count, want, cs, n_chars, reach,
+                      out))
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* --- literals in the text with its spaces removed -------------------------------------------- */
 
 /* Mirrors blocklist._spaceless_present: ``[g for g in gates if g in
@@ -1176,6 +1316,9 @@ static PyMethodDef methods[] = {
     {"spaceless_present", spaceless_present, METH_VARARGS,
      "spaceless_present(t, gates) -> [str]: the gates (a tuple of str) that occur in t with its "
      "spaces removed, in order."},
+    {"near", near, METH_VARARGS,
+     "near(t, literals, chars, reach) -> [int]: secrets._near_reference(t, literals, chars, "
+     "reach), the literal places with one of chars within reach."},
     {"ascii_fold", ascii_fold, METH_O,
      "ascii_fold(raw) -> str | None: findings._ascii_view(raw), the identity view's text."},
     {NULL, NULL, 0, NULL},

@@ -1,8 +1,8 @@
 """Signatures of the compiled candidate scans (evaluators/detectors/_piikernel.c).
 
 Each function returns exactly what its pure-Python reference in
-``personal.py`` (``findings.py`` for ``ascii_fold``, ``blocklist.py`` for
-``spaceless_present``) returns (named in its
+``personal.py`` (``findings.py`` for ``ascii_fold``, ``secrets.py`` for ``near``,
+``blocklist.py`` for ``spaceless_present``) returns (named in its
 docstring in the C source).
 """
 
@@ -24,4 +24,5 @@ def scan(
 ]: ...
 def present(t: str, literals: tuple[str, ...], /) -> frozenset[str]: ...
 def spaceless_present(t: str, gates: tuple[str, ...], /) -> list[str]: ...
+def near(t: str, literals: tuple[str, ...], chars: str, reach: int, /) -> list[int]: ...
 def ascii_fold(raw: str, /) -> str | None: ...

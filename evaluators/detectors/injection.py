@@ -151,6 +151,9 @@ _QUOTE_OPENERS = '"“«„'
 _CUE_WINDOW = 320
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "its", "your", "whose"})
 _HIDDEN_WINDOW = 600
+# How an ADDRESSEE_RE match can end, besides "--": the characters of its
+# closing ``(?::|,|—|–|--)`` that ADDRESSEE_BREAK_RE breaks a segment at.
+_ADDRESSEE_ENDS = frozenset(":,—–")
 
 
 class _Unquoted(QuoteSpans):
@@ -251,11 +254,16 @@ def _addressee_matches(t: str, positions: list[int]) -> Iterator[re.Match[str]]:
     for p in positions:
         if p < done:
             continue
+        brk = P.ADDRESSEE_BREAK_RE.search(t, p)
+        end = brk.end() if brk is not None else n
+        if not (brk is not None and t[end - 1] in _ADDRESSEE_ENDS) and t.find("--", done, end) < 0:
+            # every match ends with ':', ',', a dash or '--': the first three
+            # are break characters (only the segment's last one), '--' is not
+            done = end
+            continue
         q = p
         while q > done and t[q - 1] in P.ADDRESSEE_INTERIOR:
             q -= 1
-        brk = P.ADDRESSEE_BREAK_RE.search(t, p)
-        end = brk.end() if brk is not None else n
         pos = q
         while pos < end:
             m = P.ADDRESSEE_RE.search(t, pos, end)
@@ -386,6 +394,8 @@ def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) 
             )
         )
     for pattern, group in ((P.FORGED_LABEL, _FORGED_LABEL), (P.LABEL_WORD, _LABEL_WORD)):
+        if not found[group]:
+            continue  # no place (finditer_at yields nothing): no generator to build
         for m in pattern.finditer_at(t, found[group]):
             out.append(
                 Candidate(
@@ -397,7 +407,7 @@ def _forged_system(t: str, found: list[list[int] | None], norm: NormalizedText) 
                     25,
                 )
             )
-    for m in P.SYSTEM_LINE.finditer_at(t, found[_SYSTEM_LINE]):
+    for m in P.SYSTEM_LINE.finditer_at(t, found[_SYSTEM_LINE]) if found[_SYSTEM_LINE] else ():
         s = m.start()
         before = t[max(0, s - 12) : s].rstrip(" ")
         if not (_line_start(norm, s) or before.endswith(("]", ">", "[", "#", "|"))):
@@ -500,6 +510,8 @@ def _hidden_body_hits(body: str) -> bool:
 def _base64_execute(t: str, found: list[list[int] | None], plain: str) -> list[Candidate]:
     """``plain`` is the view without leetspeak folding (so "base64" keeps its digits)."""
     out: list[Candidate] = []
+    if not found[_DECODE]:
+        return out  # no place: finditer_at would yield nothing
     for m in P.DECODE.finditer_at(t, found[_DECODE]):
         lo, hi = max(0, m.start() - 80), min(len(t), m.end() + 160)
         if P.BASE64_CUE_RE.search(plain, lo, hi) and P.EXECUTE_RE.search(t, m.end(), hi):

@@ -741,6 +741,25 @@ _ZIP_RE = re.compile(
 _ZIP_HEAD_RE = re.compile(rf"(?<![a-z0-9])(?:(?:{_STATES}),? |zip(?: code)?:? )\Z")
 
 
+# What the two characters before a head's closing space can be: a state code
+# ("ny 10001"), or the end of "zip", "zip:", "zip code", "zip code:". With a
+# comma ("ny, 10001") the state sits one character further back.
+_STATE_CODES = frozenset(_STATES.split("|"))
+_ZIP_HEAD_TAILS = _STATE_CODES | {"ip", "p:", "de", "e:"}
+
+
+def _zip_head_may_end(t: str, p: int) -> bool:
+    """Whether ``_ZIP_HEAD_RE`` can match ending at ``p``: a necessary condition
+    read off its alternatives (each ends with one space after a state code, a
+    state code and a comma, or a form of "zip"), two slices instead of a search
+    of ten places through fifty alternatives."""
+    if p < 3 or t[p - 1] != " ":
+        return False
+    return t[p - 3 : p - 1] in _ZIP_HEAD_TAILS or (
+        t[p - 2] == "," and t[p - 4 : p - 2] in _STATE_CODES
+    )
+
+
 _STREET_NOT_AFTER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.,-/")
 _FIVE_DIGITS_RE = re.compile(r"\d{5}")
 
@@ -751,14 +770,23 @@ def _may_have_zip(t: str, starts: Iterable[int] | None = None) -> bool:
     Its five digits start a digit run (a space or ':' precedes them), and every
     run start is a ``_FIVE_DIGITS_RE`` match start; the head before them is at
     most 10 characters ("zip code: "). ``starts``: those match starts, when
-    already found.
+    already found. The head's search only runs where :func:`_zip_head_may_end`
+    holds; most five-digit runs (ports, counts) fail it at once.
     """
     if starts is None:
         if _piikernel is not None:
             starts = _piikernel.five_digit_starts(t)
         else:
             starts = (m.start() for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5))
-    return any(_ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None for p in starts)
+    tails, states, head = _ZIP_HEAD_TAILS, _STATE_CODES, _ZIP_HEAD_RE.search
+    for p in starts:
+        # _zip_head_may_end inlined (a Python call per start costs more than the test)
+        if p < 3 or t[p - 1] != " ":
+            continue
+        tail = t[p - 3 : p - 1] in tails or (t[p - 2] == "," and t[p - 4 : p - 2] in states)
+        if tail and head(t, max(0, p - 10), p) is not None:
+            return True
+    return False
 
 
 def find_addresses(t: str, five_digit_starts: Iterable[int] | None = None) -> list[Candidate]:

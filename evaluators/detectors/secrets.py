@@ -15,13 +15,13 @@ own literals as before, with the same result.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from evaluators.detectors.checks import char_classes, is_placeholder, looks_random
 from evaluators.detectors.findings import Candidate, mask
-from evaluators.detectors.gates import GatedPattern, free_start, occurrences
+from evaluators.detectors.gates import GatedPattern, free_start, occurrences, windowed_finditer
 from evaluators.detectors.scan import ALNUM, B64URL, TOKEN, Reach, boundary_after, scan_token
 from evaluators.text.literals import LiteralSet
 
@@ -223,6 +223,62 @@ _ASSIGN_RE = re.compile(
 _ASSIGN = GatedPattern(
     _ASSIGN_RE, [("pass", "pwd", "secret", "token", "key", "credential")], tolerant=False, min_len=3
 )
+# How far after the start of a key word's gate literal its ":" / "=" can be: the
+# literal ends the word at most 11 characters on ("credentials"), then come up to
+# 20 key characters, an optional quote and an optional space. 40 leaves margin.
+_OPERATOR_REACH = 40
+_OPERATORS = ":="
+
+
+def _near_reference(t: str, literals: tuple[str, ...], chars: str, reach: int) -> list[int]:
+    """The sorted, distinct starts of the literals' occurrences (overlapping ones
+    included) with one of ``chars`` in ``t[p : p + reach]``: the reference for
+    ``_piikernel.near``, which reads only the stretches before each of those
+    characters instead of a ``str.find`` per place and character."""
+    if reach < 0:
+        raise ValueError("near(): reach must not be negative")
+    return sorted(
+        {
+            p
+            for lit in literals
+            for p in occurrences(t, lit)
+            if any(t.find(c, p, p + reach) >= 0 for c in chars)
+        }
+    )
+
+
+def _assign_matches(t: str, present: AbstractSet[str] | None) -> Iterator[re.Match[str]]:
+    """Exactly ``_ASSIGN.finditer(t, t, present)``, searching fewer windows.
+
+    Why: prose is full of "token" and "key" with no assignment after them, and
+    each locator place costs a ~160-character window where ``_ASSIGN_RE`` is
+    tried at every position. Every match's key *word* holds a gate literal
+    with the match's ":" or "=" at most ``_OPERATOR_REACH`` characters after
+    its start, so places with neither there are dropped (by one
+    ``_piikernel.near`` call) and the remaining ones still meet :func:`windowed_finditer`'s
+    contract (every match contains one of them).
+    """
+    locator = _ASSIGN.locator
+    if locator is None:  # pragma: no cover - _ASSIGN is built with a locator
+        yield from _ASSIGN.finditer(t, t, present)
+        return
+    if present is None:
+        if not all(g.present(t) for g in _ASSIGN.gates):
+            return
+    else:
+        for gate in _ASSIGN.gate_sets:
+            if gate.isdisjoint(present):
+                return
+    # a literal absent from the text has no places, so this is the locator's
+    # positions (or positions_of, given ``present``) with the far ones dropped
+    if _piikernel is not None:
+        near = _piikernel.near(t, locator.literals, _OPERATORS, _OPERATOR_REACH)
+    else:
+        near = _near_reference(t, locator.literals, _OPERATORS, _OPERATOR_REACH)
+    if near:
+        yield from windowed_finditer(_ASSIGN_RE, t, near, _ASSIGN.width, locator.max_len())
+
+
 _VALUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.~+/=!@#$%^&*?")
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "pwd")
 _HASH_PREFIXES = ("$2a$", "$2b$", "$2y$", "$argon2", "$pbkdf2", "$6$", "$5$", "sha256:")
@@ -241,7 +297,7 @@ def _assignments(t: str, present: AbstractSet[str] | None = None) -> list[Candid
     if ":" not in t and "=" not in t:
         return out  # every _ASSIGN_RE match holds its ":" / "=" / "=>" / ":="
     reach = Reach()
-    for m in _ASSIGN.finditer(t, t, present):
+    for m in _assign_matches(t, present):
         if reach.seen(m.start()):
             continue
         word = m.group("word").replace("-", "_")

@@ -42,6 +42,10 @@
 
 #define KERNEL static inline __attribute__((always_inline))
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Every str is ready from 3.12 on, where PyUnicode_READY is deprecated. */
 #if PY_VERSION_HEX < 0x030C0000
 #define TEXT_READY(t) PyUnicode_READY(t)
@@ -109,12 +113,41 @@ static int abbrev_or_initial(PyObject *low, Py_ssize_t n, PyObject *abbrev) {
     return found;
 }
 
+/* The longest item of the abbreviation set split_sentences was last given,
+ * when that set is a frozenset of exact strs (a strong reference to it):
+ * then no key longer than that can be in it, and the test of a long last
+ * word - most words that end a sentence - makes no str and hashes nothing.
+ * With any other set every key is looked up, as before. */
+static PyObject *abbrev_known = NULL;
+static Py_ssize_t abbrev_longest = -1;
+
+/* The length bound for ``abbrev`` (see above), or -1 for "none known". */
+static Py_ssize_t abbrev_bound(PyObject *abbrev) {
+    if (!PyFrozenSet_CheckExact(abbrev)) return -1;
+    if (abbrev == abbrev_known) return abbrev_longest;
+    Py_ssize_t pos = 0, longest = 0;
+    PyObject *item;
+    Py_hash_t hash;
+    /* iterating a frozenset runs no Python code */
+    while (_PySet_NextEntry(abbrev, &pos, &item, &hash)) {
+        if (!PyUnicode_CheckExact(item)) {
+            longest = -1;
+            break;
+        }
+        if (PyUnicode_GET_LENGTH(item) > longest) longest = PyUnicode_GET_LENGTH(item);
+    }
+    Py_INCREF(abbrev);
+    Py_XSETREF(abbrev_known, abbrev);
+    abbrev_longest = longest;
+    return longest;
+}
+
 /* The abbreviation test of split_sentences for a lone '.' at ``stop``:
  * last = text[start:stop].rsplit(None, 1)[-1] (or ""), lowered and stripped
  * of trailing dots. 1 when the dot ends an abbreviation or an initial (no
  * split), 0 when it ends a sentence, -1 on error. */
 KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssize_t start,
-                             Py_ssize_t stop, PyObject *abbrev) {
+                             Py_ssize_t stop, PyObject *abbrev, Py_ssize_t longest) {
     Py_ssize_t e = stop;
     while (e > start && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, e - 1))) e--;
     Py_ssize_t s = e;
@@ -137,6 +170,7 @@ KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssiz
         Py_ssize_t m = n;
         while (m > 0 && buf[m - 1] == '.') m--;
         if (m == 1 && IS_LETTER(buf[0])) return 1;
+        if (longest >= 0 && m > longest) return 0; /* longer than every abbreviation */
         PyObject *key = PyUnicode_FromStringAndSize(buf, m);
         if (key == NULL) return -1;
         int found = PySet_Contains(abbrev, key);
@@ -162,17 +196,38 @@ KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssiz
     return found;
 }
 
+/* The first i' >= i with text[i'] in [.!?], or n: the scan between
+ * sentence ends, which is most of split_sentences' reading. On 1-byte text
+ * (nearly every output) sixteen characters are compared at a time. */
+KERNEL Py_ssize_t next_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) {
+#if defined(__SSE2__)
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        const __m128i dot = _mm_set1_epi8('.'), bang = _mm_set1_epi8('!'),
+                      ask = _mm_set1_epi8('?');
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_cmpeq_epi8(v, bang)),
+                                       _mm_cmpeq_epi8(v, ask));
+            int bits = _mm_movemask_epi8(hit);
+            if (bits) return i + __builtin_ctz((unsigned)bits);
+        }
+    }
+#endif
+    while (i < n && !IS_END(PyUnicode_READ(kind, data, i))) i++;
+    return i;
+}
+
 KERNEL PyObject *split_kind(PyObject *text, int kind, PyObject *abbrev) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t longest = abbrev_bound(abbrev);
     PyObject *spans = PyList_New(0);
     if (spans == NULL) return NULL;
     Py_ssize_t start = 0, i = 0;
     while (i < n) {
-        if (!IS_END(PyUnicode_READ(kind, data, i))) {
-            i++;
-            continue;
-        }
+        i = next_end(kind, data, i, n);
+        if (i >= n) break;
         /* A maximal run of [.!?]: only the whole run can satisfy _END's
          * lookahead (a shorter one is followed by one of [.!?]), and a
          * match starting inside the run would end at the same place. */
@@ -188,7 +243,7 @@ KERNEL PyObject *split_kind(PyObject *text, int kind, PyObject *abbrev) {
             if (!ok) continue;
         }
         if (b - a == 1 && PyUnicode_READ(kind, data, a) == '.') {
-            int r = ends_abbreviation(text, kind, data, start, a, abbrev);
+            int r = ends_abbreviation(text, kind, data, start, a, abbrev, longest);
             if (r < 0) goto error;
             if (r) continue;
         }
@@ -359,7 +414,14 @@ typedef struct {
     uint64_t seen;  /* the set-building scan that last added its items */
     uint64_t chain; /* the term_chain call the marks belong to */
     unsigned marks; /* CHAIN_* facts about this token's terms in that call */
+    Py_ssize_t len; /* the token's length */
+    /* Its first HEAD_BYTES bytes, zero-padded: find_slot compares a token
+     * with these, not with the str, which is then only read for a longer
+     * token. An evaluation meets a hundred distinct tokens or so, each
+     * entry a cache miss of its own; the str would be another. */
+    Py_UCS1 head[16];
 } entry;
+#define HEAD_BYTES 16
 
 #define CACHE_SLOTS ((size_t)1 << 17)
 #define CACHE_MAX (CACHE_SLOTS / 2)
@@ -379,12 +441,14 @@ static uint64_t scan_number = 0;
 #define FNV_FINISH(h) ((size_t)((h) ^ ((h) >> 29)))
 
 /* The slot holding the token b[0:n], or the empty slot where it goes. */
+/* b must be zero from n to HEAD_BYTES (the head of a new entry is b's). */
 static entry *find_slot(const Py_UCS1 *b, Py_ssize_t n, size_t h) {
     size_t mask = CACHE_SLOTS - 1, k = h & mask;
     while (cache[k].token != NULL) {
         entry *e = &cache[k];
-        if (e->hash == h && PyUnicode_GET_LENGTH(e->token) == n &&
-            memcmp(PyUnicode_1BYTE_DATA(e->token), b, (size_t)n) == 0)
+        if (e->hash == h && e->len == n && memcmp(e->head, b, HEAD_BYTES) == 0 &&
+            (n <= HEAD_BYTES || memcmp(PyUnicode_1BYTE_DATA(e->token) + HEAD_BYTES, b + HEAD_BYTES,
+                                       (size_t)(n - HEAD_BYTES)) == 0))
             return e;
         k = (k + 1) & mask;
     }
@@ -496,6 +560,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
         }
         /* read the token into buf and hash it, as far as buf goes */
         Py_UCS1 buf[CACHED_TOKEN_MAX];
+        memset(buf, 0, HEAD_BYTES); /* find_slot compares whole heads */
         uint64_t fnv = FNV_STEP(FNV_START, c);
         buf[0] = (Py_UCS1)c;
         Py_ssize_t j = i + 1;
@@ -508,7 +573,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
             }
         }
         Py_ssize_t len = j - i;
-        entry own = {NULL, NULL, NULL, 0, 0, 0, 0}; /* a token the cache does not keep */
+        entry own = {.token = NULL}; /* a token the cache does not keep */
         entry *e = &own;
         if (cache != NULL && len <= CACHED_TOKEN_MAX) {
             size_t h = FNV_FINISH(fnv);
@@ -522,6 +587,8 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
                 if (cache_used < CACHE_MAX) {
                     slot->token = tok;
                     slot->hash = h;
+                    slot->len = len;
+                    memcpy(slot->head, buf, HEAD_BYTES);
                     cache_used++;
                     e = slot;
                 } else {

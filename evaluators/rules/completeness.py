@@ -549,9 +549,6 @@ def says_something(ctx: EvalContext) -> Outcome:
     if not stripped:
         return skip("empty output (non_empty_output judges it)", saw=("output",))
     ask = ctx.input or ""
-    # out is blanks, stripped, blanks: its rstrip() ends where stripped does
-    lead = len(out) - len(out.lstrip())
-    whole = span("output", lead, lead + len(stripped), "the whole output")
     shape: str | None = None
     low = stripped.lower()
     # the letter runs are counted, not built: only a short output (the
@@ -601,12 +598,19 @@ def says_something(ctx: EvalContext) -> Outcome:
     )
     if rep:
         shape = "repetition"
-    saw = tuple(n for n in ("output", "input", "tool_calls") if ctx.has(n) or n == "output")
+    # ("output", then "input" and "tool_calls" when supplied), without a generator
+    saw: tuple[str, ...] = ("output",)
+    if ctx.has("input"):
+        saw += ("input",)
+    if ctx.has("tool_calls"):
+        saw += ("tool_calls",)
     if shape is None:
         return Outcome(True, 1.0, "The output says something.", saw=saw)
     ev = [pattern(shape, 1)]
     if shape != "repetition":
-        ev.append(whole)
+        # out is blanks, stripped, blanks: its rstrip() ends where stripped does
+        lead = len(out) - len(out.lstrip())
+        ev.append(span("output", lead, lead + len(stripped), "the whole output"))
     return Outcome(False, 0.0, f"The output says nothing ({shape}).", ev, saw=saw)
 
 

@@ -58,6 +58,13 @@
 #define IS_LETTER(c) (IS_UPPER(c) || IS_LOWER(c))
 #define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
 #define IS_WORD_CHAR(c) (IS_LETTER(c) || IS_DIGIT(c) || (c) == '\'')
+/* IS_LETTER and IS_WORD_CHAR by a table, for the token scans' inner loops:
+ * one load in place of three or four range tests (filled at import from the
+ * macros above, so the two cannot disagree). A 1-byte character needs no
+ * bound test. */
+enum { CLASS_LETTER = 1, CLASS_WORD = 2 };
+static unsigned char char_class[256];
+#define CLASS_OF(c) ((c) < 256 ? char_class[(c)] : 0)
 #define IS_END(c) ((c) == '.' || (c) == '!' || (c) == '?')
 /* the characters sentences._NOT_CONTENT names: a stretch of only these is no sentence */
 #define IS_NOT_CONTENT(c) \
@@ -415,11 +422,12 @@ typedef struct {
     uint64_t chain; /* the term_chain call the marks belong to */
     unsigned marks; /* CHAIN_* facts about this token's terms in that call */
     Py_ssize_t len; /* the token's length */
-    /* Its first HEAD_BYTES bytes, zero-padded: find_slot compares a token
-     * with these, not with the str, which is then only read for a longer
-     * token. An evaluation meets a hundred distinct tokens or so, each
-     * entry a cache miss of its own; the str would be another. */
-    Py_UCS1 head[16];
+    /* Its first HEAD_BYTES bytes, zero-padded, as the scan's words hold them
+     * (see scan_kind): find_slot compares a token with these, not with the
+     * str, which is then only read for a longer token. An evaluation meets
+     * a hundred distinct tokens or so, each entry a cache miss of its own;
+     * the str would be another. */
+    uint64_t head[2];
 } entry;
 #define HEAD_BYTES 16
 
@@ -435,18 +443,29 @@ static PyObject *cache_stopwords = NULL;
 /* Numbers the set-building scans, so that a repeated token skips PySet_Add. */
 static uint64_t scan_number = 0;
 
-/* FNV-1a over the token's bytes, folded in while the token is read. */
-#define FNV_START 1469598103934665603ULL
-#define FNV_STEP(h, c) (((h) ^ (uint64_t)(c)) * 1099511628211ULL)
-#define FNV_FINISH(h) ((size_t)((h) ^ ((h) >> 29)))
+/* The hash of a cached token of n bytes (n <= CACHED_TOKEN_MAX) given as
+ * words: wv[k] holds bytes 8k..8k+7, byte 8k+q in bits 8q..8q+7, zero past
+ * the token. (It was FNV-1a folded in per character, a multiply chain as
+ * long as the token; and words built in registers are never re-read from
+ * bytes just stored, which stalls.) Only the cache's slots depend on it,
+ * never a result. */
+KERNEL size_t token_hash(const uint64_t *wv, Py_ssize_t n) {
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ULL;
+    for (Py_ssize_t k = 0; 8 * k < n; k++) {
+        h = (h ^ wv[k]) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
 
 /* The slot holding the token b[0:n], or the empty slot where it goes. */
-/* b must be zero from n to HEAD_BYTES (the head of a new entry is b's). */
-static entry *find_slot(const Py_UCS1 *b, Py_ssize_t n, size_t h) {
+/* The token b[0:n], wv its words as token_hash reads them (wv[1] set, zero
+ * for a token of eight bytes or fewer). */
+static entry *find_slot(const Py_UCS1 *b, const uint64_t *wv, Py_ssize_t n, size_t h) {
     size_t mask = CACHE_SLOTS - 1, k = h & mask;
     while (cache[k].token != NULL) {
         entry *e = &cache[k];
-        if (e->hash == h && e->len == n && memcmp(e->head, b, HEAD_BYTES) == 0 &&
+        if (e->hash == h && e->len == n && e->head[0] == wv[0] && e->head[1] == wv[1] &&
             (n <= HEAD_BYTES || memcmp(PyUnicode_1BYTE_DATA(e->token) + HEAD_BYTES, b + HEAD_BYTES,
                                        (size_t)(n - HEAD_BYTES)) == 0))
             return e;
@@ -550,7 +569,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
     Py_ssize_t i = start;
     while (i < n) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (!IS_LETTER(c)) {
+        if (!(CLASS_OF(c) & CLASS_LETTER)) {
             /* strip_fences puts a space where a fence was: a separator */
             if (spec->fences && c == '`' && opens_fence(kind, data, n, i))
                 i = fence_end(kind, data, n, i);
@@ -558,26 +577,38 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
                 i++;
             continue;
         }
-        /* read the token into buf and hash it, as far as buf goes */
+        /* read the token into buf and into the words wv (see token_hash),
+         * as far as buf goes; w is the word being filled */
         Py_UCS1 buf[CACHED_TOKEN_MAX];
-        memset(buf, 0, HEAD_BYTES); /* find_slot compares whole heads */
-        uint64_t fnv = FNV_STEP(FNV_START, c);
+        uint64_t wv[CACHED_TOKEN_MAX / 8];
+        uint64_t w = (uint64_t)c;
         buf[0] = (Py_UCS1)c;
         Py_ssize_t j = i + 1;
         for (; j < n; j++) {
             Py_UCS4 d = PyUnicode_READ(kind, data, j);
-            if (!IS_WORD_CHAR(d)) break;
-            if (j - i < CACHED_TOKEN_MAX) {
-                buf[j - i] = (Py_UCS1)d;
-                fnv = FNV_STEP(fnv, d);
+            if (!(CLASS_OF(d) & CLASS_WORD)) break;
+            Py_ssize_t q = j - i;
+            if (q < CACHED_TOKEN_MAX) {
+                buf[q] = (Py_UCS1)d;
+                if ((q & 7) == 0) {
+                    wv[(q >> 3) - 1] = w;
+                    w = 0;
+                }
+                w |= (uint64_t)d << (8 * (q & 7));
             }
         }
         Py_ssize_t len = j - i;
-        entry own = {.token = NULL}; /* a token the cache does not keep */
+        if (len <= CACHED_TOKEN_MAX) {
+            wv[(len - 1) >> 3] = w;
+            if (len <= 8) wv[1] = 0;
+        }
+        entry own; /* a token the cache does not keep: set up only when used */
+        own.token = NULL;
+        own.words = NULL;
         entry *e = &own;
         if (cache != NULL && len <= CACHED_TOKEN_MAX) {
-            size_t h = FNV_FINISH(fnv);
-            entry *slot = find_slot(buf, len, h);
+            size_t h = token_hash(wv, len);
+            entry *slot = find_slot(buf, wv, len, h);
             if (slot->token != NULL) {
                 e = slot;
             } else {
@@ -588,7 +619,8 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
                     slot->token = tok;
                     slot->hash = h;
                     slot->len = len;
-                    memcpy(slot->head, buf, HEAD_BYTES);
+                    slot->head[0] = wv[0];
+                    slot->head[1] = wv[1];
                     cache_used++;
                     e = slot;
                 } else {
@@ -833,7 +865,8 @@ typedef struct chain_state {
     PyObject *topic;    /* set(seed), grown by the connected units */
     PyObject *missing;  /* set(seed) less every term seen so far */
     PyObject *unprobed; /* set(probe) less every term seen so far */
-    PyObject *buf;      /* the current unit's tokens' terms tuples (strong refs) */
+    PyObject *buf;      /* an empty list: the scan's ``out``, which chain mode leaves alone */
+    PyObject **terms;   /* the current unit's tokens' terms tuples (strong refs) */
     entry **ents;       /* their cache entries (NULL: an uncached token) */
     Py_ssize_t n_ents, cap_ents;
     uint64_t id; /* this call's number, for entry.chain */
@@ -841,13 +874,22 @@ typedef struct chain_state {
     int outside; /* a term outside seed was seen */
 } chain_state;
 
+/* Drops the current unit's terms tuples. */
+static void chain_release(chain_state *st) {
+    for (Py_ssize_t k = 0; k < st->n_ents; k++) Py_DECREF(st->terms[k]);
+    st->n_ents = 0;
+}
+
 static void chain_clear(chain_state *st) {
+    chain_release(st);
     Py_CLEAR(st->topic);
     Py_CLEAR(st->missing);
     Py_CLEAR(st->unprobed);
     Py_CLEAR(st->buf);
     PyMem_Free(st->ents);
     st->ents = NULL;
+    PyMem_Free(st->terms);
+    st->terms = NULL;
 }
 
 /* Sets up st for seed and probe; 0, or -1 with an exception set (st cleared). */
@@ -857,6 +899,7 @@ static int chain_begin(chain_state *st, PyObject *seed, PyObject *probe) {
     st->outside = 0;
     st->n_ents = st->cap_ents = 0;
     st->ents = NULL;
+    st->terms = NULL;
     st->id = ++chain_number;
     st->topic = PySet_New(seed);
     st->missing = PySet_New(seed);
@@ -883,9 +926,16 @@ static int chain_token(chain_state *st, entry *e, PyObject *terms) {
             return -1;
         }
         st->ents = grown;
+        PyObject **more = PyMem_Realloc(st->terms, (size_t)cap * sizeof(PyObject *));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        st->terms = more;
         st->cap_ents = cap;
     }
-    if (PyList_Append(st->buf, terms) < 0) return -1;
+    Py_INCREF(terms);
+    st->terms[st->n_ents] = terms;
     if (e != NULL && e->chain != st->id) {
         e->chain = st->id;
         e->marks = 0;
@@ -905,18 +955,18 @@ KERNEL void mark(const chain_state *st, Py_ssize_t k, unsigned mark) {
     if (e != NULL && e->chain == st->id) e->marks |= mark;
 }
 
-/* One unit of the chain, its tokens' terms in st->buf: the body of
+/* One unit of the chain, its tokens' terms in st->terms: the body of
  * _continuity's loop (``if not topic.isdisjoint(terms): connected += 1;
  * topic |= terms``) plus the overlap bookkeeping. Empties the unit.
  * 0, or -1 with an exception. */
 static int chain_unit(chain_state *st) {
-    Py_ssize_t m = PyList_GET_SIZE(st->buf);
+    Py_ssize_t m = st->n_ents;
     if (m == 0) return 0; /* filter(None, ...): no content term, not counted */
     st->total++;
     int hit = 0;
     for (Py_ssize_t k = 0; k < m && !hit; k++) hit = marked(st, k, CHAIN_HITS);
     for (Py_ssize_t k = 0; k < m && !hit; k++) {
-        PyObject *terms = PyList_GET_ITEM(st->buf, k);
+        PyObject *terms = st->terms[k];
         for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms) && !hit; q++) {
             hit = PySet_Contains(st->topic, PyTuple_GET_ITEM(terms, q));
             if (hit < 0) return -1;
@@ -927,7 +977,7 @@ static int chain_unit(chain_state *st) {
         st->connected++;
         for (Py_ssize_t k = 0; k < m; k++) {
             if (marked(st, k, CHAIN_ADDED)) continue;
-            PyObject *terms = PyList_GET_ITEM(st->buf, k);
+            PyObject *terms = st->terms[k];
             for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++)
                 if (PySet_Add(st->topic, PyTuple_GET_ITEM(terms, q)) < 0) return -1;
             mark(st, k, CHAIN_ADDED | CHAIN_HITS);
@@ -935,7 +985,7 @@ static int chain_unit(chain_state *st) {
     }
     for (Py_ssize_t k = 0; k < m; k++) {
         if (marked(st, k, CHAIN_COUNTED)) continue;
-        PyObject *terms = PyList_GET_ITEM(st->buf, k);
+        PyObject *terms = st->terms[k];
         for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++) {
             PyObject *t = PyTuple_GET_ITEM(terms, q);
             /* found and outside: one seed lookup, while either can change */
@@ -951,8 +1001,8 @@ static int chain_unit(chain_state *st) {
         }
         mark(st, k, CHAIN_COUNTED);
     }
-    st->n_ents = 0;
-    return PyList_SetSlice(st->buf, 0, m, NULL);
+    chain_release(st);
+    return 0;
 }
 
 /* The (connected, total, found, outside, probed) tuple; clears st either way. */
@@ -1102,6 +1152,9 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__lexkernel(void) {
     for (Py_ssize_t k = 0; k < N_SUFFIXES; k++) SUFFIX_LEN[k] = (Py_ssize_t)strlen(SUFFIXES[k]);
+    for (int c = 0; c < 256; c++)
+        char_class[c] = (unsigned char)((IS_LETTER(c) ? CLASS_LETTER : 0) |
+                                        (IS_WORD_CHAR(c) ? CLASS_WORD : 0));
     /* Without the token cache every scan still works, only slower; a
      * re-import of the module keeps the one it has. */
     if (cache == NULL) cache = PyMem_RawCalloc(CACHE_SLOTS, sizeof(entry));

@@ -69,3 +69,14 @@ def test_tokens_sharing_their_first_sixteen_bytes() -> None:
     assert K.tokens(text) == terms.distinct_tokens_py(text)
     long = head * 4  # past the cached length: made afresh
     assert K.words(f"{long} {long}x {head}") == terms.words_py(f"{long} {long}x {head}")
+
+
+def test_tokens_of_every_length_around_the_word_bounds() -> None:
+    # the cache hashes and compares a token by 8-byte words: tokens of each
+    # length up to past the cached bound, alike but for their last letter
+    toks = [("Ab" * 30)[:n] + end for n in range(0, 52) for end in ("x", "y", "Zq")]
+    text = " ".join(toks + toks[::-1])
+    assert K.words(text) == terms.words_py(text)
+    assert K.tokens(text) == terms.distinct_tokens_py(text)
+    assert K.word_set(text) == terms.word_set_py(text)
+    assert K.word_term_set(text, terms.STOPWORDS) == terms.word_term_set_py(text)

@@ -1122,6 +1122,136 @@ static PyObject *term_chain_spans(PyObject *self, PyObject *const *args, Py_ssiz
 }
 
 /* ------------------------------------------------------------------------ */
+/* Engaged terms                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* engaged(terms, words, limit) -> int | None
+ *
+ * asks.engaged_terms(terms, words, {stem(w) for w in words},
+ * {w[:4] for w in words if len(w) >= 4}) counted no further than limit:
+ * how many distinct terms are a word, share their stem with some word's
+ * stem, or (four letters or more) share their first four letters with a
+ * word of four or more. ask_coverage asks "two or more?" of every declared
+ * part against the output's words and the tool calls' words; in Python the
+ * stem and prefix tests cost a pass over the joined words.
+ *
+ * Only lowercase ASCII exact strs are read (what terms.words yields, so
+ * every word and term ask_coverage has): there terms.stem is stem_length,
+ * as it never lowers anything. Anything else - a set that is no set or
+ * frozenset, an item of another type, an uppercase or non-ASCII character -
+ * returns None, and the caller runs the Python reference. */
+typedef struct {
+    const Py_UCS1 *chars;
+    Py_ssize_t len, stem;
+} vocab_word;
+
+/* Whether ``s`` is an exact str of lowercase ASCII (no A-Z, nothing past 127). */
+static int lower_ascii_str(PyObject *s) {
+    if (!PyUnicode_CheckExact(s) || !PyUnicode_IS_ASCII(s)) return 0;
+    const Py_UCS1 *c = PyUnicode_1BYTE_DATA(s);
+    for (Py_ssize_t k = 0, n = PyUnicode_GET_LENGTH(s); k < n; k++)
+        if (IS_UPPER(c[k])) return 0;
+    return 1;
+}
+
+static PyObject *engaged(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "engaged(terms, words, limit) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *words = args[1];
+    if (!PyAnySet_CheckExact(words)) Py_RETURN_NONE;
+    Py_ssize_t limit = PyNumber_AsSsize_t(args[2], NULL);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    /* a tuple: nothing a lookup might run can change it under us */
+    PyObject *seq = PySequence_Tuple(args[0]);
+    if (seq == NULL) return NULL;
+    Py_ssize_t nterms = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *result = NULL;
+    vocab_word *vocab = NULL;
+    Py_ssize_t nvocab = -1; /* read on first need */
+    for (Py_ssize_t k = 0; k < nterms; k++)
+        if (!lower_ascii_str(items[k])) {
+            result = Py_None;
+            goto done;
+        }
+    /* 1 for a term to test: the first of its equals (a term counts once,
+     * as in set(part_terms)) and not yet found among the words */
+    unsigned char *open_ = PyMem_Malloc((size_t)(nterms ? nterms : 1));
+    if (open_ == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t hit = 0;
+    for (Py_ssize_t k = 0; k < nterms; k++) {
+        PyObject *t = items[k];
+        int dup = 0;
+        for (Py_ssize_t q = 0; q < k && !dup; q++)
+            dup = PyUnicode_GET_LENGTH(items[q]) == PyUnicode_GET_LENGTH(t) &&
+                  memcmp(PyUnicode_1BYTE_DATA(items[q]), PyUnicode_1BYTE_DATA(t),
+                         (size_t)PyUnicode_GET_LENGTH(t)) == 0;
+        open_[k] = !dup;
+        if (dup || hit >= limit) continue;
+        int in = PySet_Contains(words, t); /* first: most terms are words */
+        if (in < 0) {
+            PyMem_Free(open_);
+            goto done;
+        }
+        if (in) {
+            hit++;
+            open_[k] = 0;
+        }
+    }
+    for (Py_ssize_t k = 0; k < nterms && hit < limit; k++) {
+        if (!open_[k]) continue;
+        if (nvocab < 0) {
+            /* every word, with its stem; from here on no Python code runs */
+            Py_ssize_t size = PySet_GET_SIZE(words), pos = 0;
+            vocab = PyMem_Malloc(sizeof(vocab_word) * (size_t)(size ? size : 1));
+            if (vocab == NULL) {
+                PyErr_NoMemory();
+                PyMem_Free(open_);
+                goto done;
+            }
+            PyObject *w;
+            Py_hash_t h;
+            nvocab = 0;
+            while (_PySet_NextEntry(words, &pos, &w, &h)) {
+                if (!lower_ascii_str(w) || nvocab >= size) {
+                    result = Py_None;
+                    PyMem_Free(open_);
+                    goto done;
+                }
+                vocab[nvocab].chars = PyUnicode_1BYTE_DATA(w);
+                vocab[nvocab].len = PyUnicode_GET_LENGTH(w);
+                vocab[nvocab].stem = stem_length(vocab[nvocab].chars, vocab[nvocab].len);
+                nvocab++;
+            }
+        }
+        /* stem(t) in {stem(w)}, or t[:4] in {w[:4]} */
+        PyObject *t = items[k];
+        const Py_UCS1 *tc = PyUnicode_1BYTE_DATA(t);
+        Py_ssize_t tl = PyUnicode_GET_LENGTH(t), ts = stem_length(tc, tl);
+        int in = 0;
+        for (Py_ssize_t v = 0; v < nvocab && !in; v++) {
+            const vocab_word *w = &vocab[v];
+            in = (w->stem == ts && memcmp(w->chars, tc, (size_t)ts) == 0) ||
+                 (tl >= 4 && w->len >= 4 && memcmp(w->chars, tc, 4) == 0);
+        }
+        hit += in;
+    }
+    PyMem_Free(open_);
+    result = PyLong_FromSsize_t(hit);
+done:
+    if (result == Py_None) Py_INCREF(result);
+    PyMem_Free(vocab);
+    Py_DECREF(seq);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"split_sentences", (PyCFunction)(void (*)(void))split_sentences, METH_FASTCALL,
@@ -1141,6 +1271,8 @@ static PyMethodDef methods[] = {
      "term_chain(units, seed, probe, stopwords) -> (connected, total, found, outside, probed)"},
     {"term_chain_spans", (PyCFunction)(void (*)(void))term_chain_spans, METH_FASTCALL,
      "term_chain_spans(text, spans, seed, probe, stopwords) -> term_chain of the span slices"},
+    {"engaged", (PyCFunction)(void (*)(void))engaged, METH_FASTCALL,
+     "engaged(terms, words, limit) -> asks.engaged_terms counted to limit, or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,7 +18,7 @@ import jsonschema
 from evaluators.context import EvalContext, Step
 from evaluators.jsontext import canonical, sorted_ascii
 from evaluators.lexical.sentences import split_sentences
-from evaluators.lexical.terms import STOPWORDS, stem, words
+from evaluators.lexical.terms import STOPWORDS, engaged, stem, words
 from evaluators.rules import asks
 from evaluators.rules.base import Outcome, count, pattern, ratio_score, skip, span, tool_call
 
@@ -207,7 +207,12 @@ def _engages(terms: Sequence[str], vocab: _Vocabulary) -> bool:
     """``asks.engaged_terms(terms, vocab.words, vocab.stems(), vocab.prefixes())
     >= 2``. Each distinct term counts once, whichever test finds it, so the
     terms found among the words are counted first, and the stems and
-    prefixes are only looked at when those are fewer than two."""
+    prefixes are only looked at when those are fewer than two. The C kernel
+    answers when it was built (``terms.engaged``): one pass over the words'
+    stems in place of the joined-words searches below."""
+    native_count = engaged(terms, vocab.words, 2)
+    if native_count is not None:
+        return native_count >= 2
     distinct = set(terms)
     found = distinct & vocab.words
     if len(found) >= 2:

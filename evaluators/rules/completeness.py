@@ -579,7 +579,10 @@ def says_something(ctx: EvalContext) -> Outcome:
         if asks_info or writes or zero_calls:
             shape = "acknowledgement"
     if shape is None:
-        body = _AI_PREAMBLE.sub("", stripped)
+        # stripped opens with no \s (str.strip and re's \s read the same
+        # whitespace table), so the preamble can only match from an "a" there
+        # (re.I folds "a" only to "A"): most outputs skip the regex
+        body = _AI_PREAMBLE.sub("", stripped) if stripped[0] in "aA" else stripped
         # at most 24 words: a split capped at 24 cuts yields 25 pieces past that
         if len(body.split(None, 24)) <= 24 and _REFUSAL.search(body):
             blocked = ctx.threshold("blocklist")[0]

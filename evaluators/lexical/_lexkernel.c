@@ -132,16 +132,27 @@ static Py_ssize_t abbrev_longest = -1;
 static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     if (!PyFrozenSet_CheckExact(abbrev)) return -1;
     if (abbrev == abbrev_known) return abbrev_longest;
-    Py_ssize_t pos = 0, longest = 0;
-    PyObject *item;
-    Py_hash_t hash;
-    /* iterating a frozenset runs no Python code */
-    while (_PySet_NextEntry(abbrev, &pos, &item, &hash)) {
-        if (!PyUnicode_CheckExact(item)) {
-            longest = -1;
-            break;
+    Py_ssize_t longest = 0;
+    /* iterating a frozenset runs no Python code (public API only: no
+     * _PySet_NextEntry, which later versions keep internal) */
+    PyObject *it = PyObject_GetIter(abbrev), *item;
+    if (it == NULL) {
+        PyErr_Clear(); /* no bound, then: every key is looked up */
+        return -1;
+    }
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (longest >= 0) {
+            if (!PyUnicode_CheckExact(item))
+                longest = -1;
+            else if (PyUnicode_GET_LENGTH(item) > longest)
+                longest = PyUnicode_GET_LENGTH(item);
         }
-        if (PyUnicode_GET_LENGTH(item) > longest) longest = PyUnicode_GET_LENGTH(item);
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
     }
     Py_INCREF(abbrev);
     Py_XSETREF(abbrev_known, abbrev);
@@ -1208,26 +1219,36 @@ static PyObject *engaged(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (!open_[k]) continue;
         if (nvocab < 0) {
             /* every word, with its stem; from here on no Python code runs */
-            Py_ssize_t size = PySet_GET_SIZE(words), pos = 0;
+            Py_ssize_t size = PySet_GET_SIZE(words);
             vocab = PyMem_Malloc(sizeof(vocab_word) * (size_t)(size ? size : 1));
-            if (vocab == NULL) {
-                PyErr_NoMemory();
+            PyObject *it = vocab == NULL ? NULL : PyObject_GetIter(words), *w;
+            if (it == NULL) {
+                if (vocab == NULL) PyErr_NoMemory();
                 PyMem_Free(open_);
                 goto done;
             }
-            PyObject *w;
-            Py_hash_t h;
             nvocab = 0;
-            while (_PySet_NextEntry(words, &pos, &w, &h)) {
-                if (!lower_ascii_str(w) || nvocab >= size) {
-                    result = Py_None;
-                    PyMem_Free(open_);
-                    goto done;
+            int odd = 0;
+            /* the items stay alive in the set: borrowed pointers are kept */
+            while ((w = PyIter_Next(it)) != NULL) {
+                if (!odd && (!lower_ascii_str(w) || nvocab >= size)) odd = 1;
+                if (!odd) {
+                    vocab[nvocab].chars = PyUnicode_1BYTE_DATA(w);
+                    vocab[nvocab].len = PyUnicode_GET_LENGTH(w);
+                    vocab[nvocab].stem = stem_length(vocab[nvocab].chars, vocab[nvocab].len);
+                    nvocab++;
                 }
-                vocab[nvocab].chars = PyUnicode_1BYTE_DATA(w);
-                vocab[nvocab].len = PyUnicode_GET_LENGTH(w);
-                vocab[nvocab].stem = stem_length(vocab[nvocab].chars, vocab[nvocab].len);
-                nvocab++;
+                Py_DECREF(w);
+            }
+            Py_DECREF(it);
+            if (PyErr_Occurred()) {
+                PyMem_Free(open_);
+                goto done;
+            }
+            if (odd) {
+                result = Py_None;
+                PyMem_Free(open_);
+                goto done;
             }
         }
         /* stem(t) in {stem(w)}, or t[:4] in {w[:4]} */

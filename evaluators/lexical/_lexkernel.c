@@ -42,6 +42,10 @@
 
 #define KERNEL static inline __attribute__((always_inline))
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Every str is ready from 3.12 on, where PyUnicode_READY is deprecated. */
 #if PY_VERSION_HEX < 0x030C0000
 #define TEXT_READY(t) PyUnicode_READY(t)
@@ -54,6 +58,13 @@
 #define IS_LETTER(c) (IS_UPPER(c) || IS_LOWER(c))
 #define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
 #define IS_WORD_CHAR(c) (IS_LETTER(c) || IS_DIGIT(c) || (c) == '\'')
+/* IS_LETTER and IS_WORD_CHAR by a table, for the token scans' inner loops:
+ * one load in place of three or four range tests (filled at import from the
+ * macros above, so the two cannot disagree). A 1-byte character needs no
+ * bound test. */
+enum { CLASS_LETTER = 1, CLASS_WORD = 2 };
+static unsigned char char_class[256];
+#define CLASS_OF(c) ((c) < 256 ? char_class[(c)] : 0)
 #define IS_END(c) ((c) == '.' || (c) == '!' || (c) == '?')
 /* the characters sentences._NOT_CONTENT names: a stretch of only these is no sentence */
 #define IS_NOT_CONTENT(c) \
@@ -109,12 +120,52 @@ static int abbrev_or_initial(PyObject *low, Py_ssize_t n, PyObject *abbrev) {
     return found;
 }
 
+/* The longest item of the abbreviation set split_sentences was last given,
+ * when that set is a frozenset of exact strs (a strong reference to it):
+ * then no key longer than that can be in it, and the test of a long last
+ * word - most words that end a sentence - makes no str and hashes nothing.
+ * With any other set every key is looked up, as before. */
+static PyObject *abbrev_known = NULL;
+static Py_ssize_t abbrev_longest = -1;
+
+/* The length bound for ``abbrev`` (see above), or -1 for "none known". */
+static Py_ssize_t abbrev_bound(PyObject *abbrev) {
+    if (!PyFrozenSet_CheckExact(abbrev)) return -1;
+    if (abbrev == abbrev_known) return abbrev_longest;
+    Py_ssize_t longest = 0;
+    /* iterating a frozenset runs no Python code (public API only: no
+     * _PySet_NextEntry, which later versions keep internal) */
+    PyObject *it = PyObject_GetIter(abbrev), *item;
+    if (it == NULL) {
+        PyErr_Clear(); /* no bound, then: every key is looked up */
+        return -1;
+    }
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (longest >= 0) {
+            if (!PyUnicode_CheckExact(item))
+                longest = -1;
+            else if (PyUnicode_GET_LENGTH(item) > longest)
+                longest = PyUnicode_GET_LENGTH(item);
+        }
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_INCREF(abbrev);
+    Py_XSETREF(abbrev_known, abbrev);
+    abbrev_longest = longest;
+    return longest;
+}
+
 /* The abbreviation test of split_sentences for a lone '.' at ``stop``:
  * last = text[start:stop].rsplit(None, 1)[-1] (or ""), lowered and stripped
  * of trailing dots. 1 when the dot ends an abbreviation or an initial (no
  * split), 0 when it ends a sentence, -1 on error. */
 KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssize_t start,
-                             Py_ssize_t stop, PyObject *abbrev) {
+                             Py_ssize_t stop, PyObject *abbrev, Py_ssize_t longest) {
     Py_ssize_t e = stop;
     while (e > start && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, e - 1))) e--;
     Py_ssize_t s = e;
@@ -137,6 +188,7 @@ KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssiz
         Py_ssize_t m = n;
         while (m > 0 && buf[m - 1] == '.') m--;
         if (m == 1 && IS_LETTER(buf[0])) return 1;
+        if (longest >= 0 && m > longest) return 0; /* longer than every abbreviation */
         PyObject *key = PyUnicode_FromStringAndSize(buf, m);
         if (key == NULL) return -1;
         int found = PySet_Contains(abbrev, key);
@@ -162,17 +214,38 @@ KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssiz
     return found;
 }
 
+/* The first i' >= i with text[i'] in [.!?], or n: the scan between
+ * sentence ends, which is most of split_sentences' reading. On 1-byte text
+ * (nearly every output) sixteen characters are compared at a time. */
+KERNEL Py_ssize_t next_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) {
+#if defined(__SSE2__)
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        const __m128i dot = _mm_set1_epi8('.'), bang = _mm_set1_epi8('!'),
+                      ask = _mm_set1_epi8('?');
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_cmpeq_epi8(v, bang)),
+                                       _mm_cmpeq_epi8(v, ask));
+            int bits = _mm_movemask_epi8(hit);
+            if (bits) return i + __builtin_ctz((unsigned)bits);
+        }
+    }
+#endif
+    while (i < n && !IS_END(PyUnicode_READ(kind, data, i))) i++;
+    return i;
+}
+
 KERNEL PyObject *split_kind(PyObject *text, int kind, PyObject *abbrev) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t longest = abbrev_bound(abbrev);
     PyObject *spans = PyList_New(0);
     if (spans == NULL) return NULL;
     Py_ssize_t start = 0, i = 0;
     while (i < n) {
-        if (!IS_END(PyUnicode_READ(kind, data, i))) {
-            i++;
-            continue;
-        }
+        i = next_end(kind, data, i, n);
+        if (i >= n) break;
         /* A maximal run of [.!?]: only the whole run can satisfy _END's
          * lookahead (a shorter one is followed by one of [.!?]), and a
          * match starting inside the run would end at the same place. */
@@ -188,7 +261,7 @@ KERNEL PyObject *split_kind(PyObject *text, int kind, PyObject *abbrev) {
             if (!ok) continue;
         }
         if (b - a == 1 && PyUnicode_READ(kind, data, a) == '.') {
-            int r = ends_abbreviation(text, kind, data, start, a, abbrev);
+            int r = ends_abbreviation(text, kind, data, start, a, abbrev, longest);
             if (r < 0) goto error;
             if (r) continue;
         }
@@ -359,7 +432,15 @@ typedef struct {
     uint64_t seen;  /* the set-building scan that last added its items */
     uint64_t chain; /* the term_chain call the marks belong to */
     unsigned marks; /* CHAIN_* facts about this token's terms in that call */
+    Py_ssize_t len; /* the token's length */
+    /* Its first HEAD_BYTES bytes, zero-padded, as the scan's words hold them
+     * (see scan_kind): find_slot compares a token with these, not with the
+     * str, which is then only read for a longer token. An evaluation meets
+     * a hundred distinct tokens or so, each entry a cache miss of its own;
+     * the str would be another. */
+    uint64_t head[2];
 } entry;
+#define HEAD_BYTES 16
 
 #define CACHE_SLOTS ((size_t)1 << 17)
 #define CACHE_MAX (CACHE_SLOTS / 2)
@@ -373,18 +454,31 @@ static PyObject *cache_stopwords = NULL;
 /* Numbers the set-building scans, so that a repeated token skips PySet_Add. */
 static uint64_t scan_number = 0;
 
-/* FNV-1a over the token's bytes, folded in while the token is read. */
-#define FNV_START 1469598103934665603ULL
-#define FNV_STEP(h, c) (((h) ^ (uint64_t)(c)) * 1099511628211ULL)
-#define FNV_FINISH(h) ((size_t)((h) ^ ((h) >> 29)))
+/* The hash of a cached token of n bytes (n <= CACHED_TOKEN_MAX) given as
+ * words: wv[k] holds bytes 8k..8k+7, byte 8k+q in bits 8q..8q+7, zero past
+ * the token. (It was FNV-1a folded in per character, a multiply chain as
+ * long as the token; and words built in registers are never re-read from
+ * bytes just stored, which stalls.) Only the cache's slots depend on it,
+ * never a result. */
+KERNEL size_t token_hash(const uint64_t *wv, Py_ssize_t n) {
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ULL;
+    for (Py_ssize_t k = 0; 8 * k < n; k++) {
+        h = (h ^ wv[k]) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
 
 /* The slot holding the token b[0:n], or the empty slot where it goes. */
-static entry *find_slot(const Py_UCS1 *b, Py_ssize_t n, size_t h) {
+/* The token b[0:n], wv its words as token_hash reads them (wv[1] set, zero
+ * for a token of eight bytes or fewer). */
+static entry *find_slot(const Py_UCS1 *b, const uint64_t *wv, Py_ssize_t n, size_t h) {
     size_t mask = CACHE_SLOTS - 1, k = h & mask;
     while (cache[k].token != NULL) {
         entry *e = &cache[k];
-        if (e->hash == h && PyUnicode_GET_LENGTH(e->token) == n &&
-            memcmp(PyUnicode_1BYTE_DATA(e->token), b, (size_t)n) == 0)
+        if (e->hash == h && e->len == n && e->head[0] == wv[0] && e->head[1] == wv[1] &&
+            (n <= HEAD_BYTES || memcmp(PyUnicode_1BYTE_DATA(e->token) + HEAD_BYTES, b + HEAD_BYTES,
+                                       (size_t)(n - HEAD_BYTES)) == 0))
             return e;
         k = (k + 1) & mask;
     }
@@ -486,7 +580,7 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
     Py_ssize_t i = start;
     while (i < n) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (!IS_LETTER(c)) {
+        if (!(CLASS_OF(c) & CLASS_LETTER)) {
             /* strip_fences puts a space where a fence was: a separator */
             if (spec->fences && c == '`' && opens_fence(kind, data, n, i))
                 i = fence_end(kind, data, n, i);
@@ -494,25 +588,38 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
                 i++;
             continue;
         }
-        /* read the token into buf and hash it, as far as buf goes */
+        /* read the token into buf and into the words wv (see token_hash),
+         * as far as buf goes; w is the word being filled */
         Py_UCS1 buf[CACHED_TOKEN_MAX];
-        uint64_t fnv = FNV_STEP(FNV_START, c);
+        uint64_t wv[CACHED_TOKEN_MAX / 8];
+        uint64_t w = (uint64_t)c;
         buf[0] = (Py_UCS1)c;
         Py_ssize_t j = i + 1;
         for (; j < n; j++) {
             Py_UCS4 d = PyUnicode_READ(kind, data, j);
-            if (!IS_WORD_CHAR(d)) break;
-            if (j - i < CACHED_TOKEN_MAX) {
-                buf[j - i] = (Py_UCS1)d;
-                fnv = FNV_STEP(fnv, d);
+            if (!(CLASS_OF(d) & CLASS_WORD)) break;
+            Py_ssize_t q = j - i;
+            if (q < CACHED_TOKEN_MAX) {
+                buf[q] = (Py_UCS1)d;
+                if ((q & 7) == 0) {
+                    wv[(q >> 3) - 1] = w;
+                    w = 0;
+                }
+                w |= (uint64_t)d << (8 * (q & 7));
             }
         }
         Py_ssize_t len = j - i;
-        entry own = {NULL, NULL, NULL, 0, 0, 0, 0}; /* a token the cache does not keep */
+        if (len <= CACHED_TOKEN_MAX) {
+            wv[(len - 1) >> 3] = w;
+            if (len <= 8) wv[1] = 0;
+        }
+        entry own; /* a token the cache does not keep: set up only when used */
+        own.token = NULL;
+        own.words = NULL;
         entry *e = &own;
         if (cache != NULL && len <= CACHED_TOKEN_MAX) {
-            size_t h = FNV_FINISH(fnv);
-            entry *slot = find_slot(buf, len, h);
+            size_t h = token_hash(wv, len);
+            entry *slot = find_slot(buf, wv, len, h);
             if (slot->token != NULL) {
                 e = slot;
             } else {
@@ -522,6 +629,9 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
                 if (cache_used < CACHE_MAX) {
                     slot->token = tok;
                     slot->hash = h;
+                    slot->len = len;
+                    slot->head[0] = wv[0];
+                    slot->head[1] = wv[1];
                     cache_used++;
                     e = slot;
                 } else {
@@ -766,7 +876,8 @@ typedef struct chain_state {
     PyObject *topic;    /* set(seed), grown by the connected units */
     PyObject *missing;  /* set(seed) less every term seen so far */
     PyObject *unprobed; /* set(probe) less every term seen so far */
-    PyObject *buf;      /* the current unit's tokens' terms tuples (strong refs) */
+    PyObject *buf;      /* an empty list: the scan's ``out``, which chain mode leaves alone */
+    PyObject **terms;   /* the current unit's tokens' terms tuples (strong refs) */
     entry **ents;       /* their cache entries (NULL: an uncached token) */
     Py_ssize_t n_ents, cap_ents;
     uint64_t id; /* this call's number, for entry.chain */
@@ -774,13 +885,22 @@ typedef struct chain_state {
     int outside; /* a term outside seed was seen */
 } chain_state;
 
+/* Drops the current unit's terms tuples. */
+static void chain_release(chain_state *st) {
+    for (Py_ssize_t k = 0; k < st->n_ents; k++) Py_DECREF(st->terms[k]);
+    st->n_ents = 0;
+}
+
 static void chain_clear(chain_state *st) {
+    chain_release(st);
     Py_CLEAR(st->topic);
     Py_CLEAR(st->missing);
     Py_CLEAR(st->unprobed);
     Py_CLEAR(st->buf);
     PyMem_Free(st->ents);
     st->ents = NULL;
+    PyMem_Free(st->terms);
+    st->terms = NULL;
 }
 
 /* Sets up st for seed and probe; 0, or -1 with an exception set (st cleared). */
@@ -790,6 +910,7 @@ static int chain_begin(chain_state *st, PyObject *seed, PyObject *probe) {
     st->outside = 0;
     st->n_ents = st->cap_ents = 0;
     st->ents = NULL;
+    st->terms = NULL;
     st->id = ++chain_number;
     st->topic = PySet_New(seed);
     st->missing = PySet_New(seed);
@@ -816,9 +937,16 @@ static int chain_token(chain_state *st, entry *e, PyObject *terms) {
             return -1;
         }
         st->ents = grown;
+        PyObject **more = PyMem_Realloc(st->terms, (size_t)cap * sizeof(PyObject *));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        st->terms = more;
         st->cap_ents = cap;
     }
-    if (PyList_Append(st->buf, terms) < 0) return -1;
+    Py_INCREF(terms);
+    st->terms[st->n_ents] = terms;
     if (e != NULL && e->chain != st->id) {
         e->chain = st->id;
         e->marks = 0;
@@ -838,18 +966,18 @@ KERNEL void mark(const chain_state *st, Py_ssize_t k, unsigned mark) {
     if (e != NULL && e->chain == st->id) e->marks |= mark;
 }
 
-/* One unit of the chain, its tokens' terms in st->buf: the body of
+/* One unit of the chain, its tokens' terms in st->terms: the body of
  * _continuity's loop (``if not topic.isdisjoint(terms): connected += 1;
  * topic |= terms``) plus the overlap bookkeeping. Empties the unit.
  * 0, or -1 with an exception. */
 static int chain_unit(chain_state *st) {
-    Py_ssize_t m = PyList_GET_SIZE(st->buf);
+    Py_ssize_t m = st->n_ents;
     if (m == 0) return 0; /* filter(None, ...): no content term, not counted */
     st->total++;
     int hit = 0;
     for (Py_ssize_t k = 0; k < m && !hit; k++) hit = marked(st, k, CHAIN_HITS);
     for (Py_ssize_t k = 0; k < m && !hit; k++) {
-        PyObject *terms = PyList_GET_ITEM(st->buf, k);
+        PyObject *terms = st->terms[k];
         for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms) && !hit; q++) {
             hit = PySet_Contains(st->topic, PyTuple_GET_ITEM(terms, q));
             if (hit < 0) return -1;
@@ -860,7 +988,7 @@ static int chain_unit(chain_state *st) {
         st->connected++;
         for (Py_ssize_t k = 0; k < m; k++) {
             if (marked(st, k, CHAIN_ADDED)) continue;
-            PyObject *terms = PyList_GET_ITEM(st->buf, k);
+            PyObject *terms = st->terms[k];
             for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++)
                 if (PySet_Add(st->topic, PyTuple_GET_ITEM(terms, q)) < 0) return -1;
             mark(st, k, CHAIN_ADDED | CHAIN_HITS);
@@ -868,7 +996,7 @@ static int chain_unit(chain_state *st) {
     }
     for (Py_ssize_t k = 0; k < m; k++) {
         if (marked(st, k, CHAIN_COUNTED)) continue;
-        PyObject *terms = PyList_GET_ITEM(st->buf, k);
+        PyObject *terms = st->terms[k];
         for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++) {
             PyObject *t = PyTuple_GET_ITEM(terms, q);
             /* found and outside: one seed lookup, while either can change */
@@ -884,8 +1012,8 @@ static int chain_unit(chain_state *st) {
         }
         mark(st, k, CHAIN_COUNTED);
     }
-    st->n_ents = 0;
-    return PyList_SetSlice(st->buf, 0, m, NULL);
+    chain_release(st);
+    return 0;
 }
 
 /* The (connected, total, found, outside, probed) tuple; clears st either way. */
@@ -1005,6 +1133,146 @@ static PyObject *term_chain_spans(PyObject *self, PyObject *const *args, Py_ssiz
 }
 
 /* ------------------------------------------------------------------------ */
+/* Engaged terms                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* engaged(terms, words, limit) -> int | None
+ *
+ * asks.engaged_terms(terms, words, {stem(w) for w in words},
+ * {w[:4] for w in words if len(w) >= 4}) counted no further than limit:
+ * how many distinct terms are a word, share their stem with some word's
+ * stem, or (four letters or more) share their first four letters with a
+ * word of four or more. ask_coverage asks "two or more?" of every declared
+ * part against the output's words and the tool calls' words; in Python the
+ * stem and prefix tests cost a pass over the joined words.
+ *
+ * Only lowercase ASCII exact strs are read (what terms.words yields, so
+ * every word and term ask_coverage has): there terms.stem is stem_length,
+ * as it never lowers anything. Anything else - a set that is no set or
+ * frozenset, an item of another type, an uppercase or non-ASCII character -
+ * returns None, and the caller runs the Python reference. */
+typedef struct {
+    const Py_UCS1 *chars;
+    Py_ssize_t len, stem;
+} vocab_word;
+
+/* Whether ``s`` is an exact str of lowercase ASCII (no A-Z, nothing past 127). */
+static int lower_ascii_str(PyObject *s) {
+    if (!PyUnicode_CheckExact(s) || !PyUnicode_IS_ASCII(s)) return 0;
+    const Py_UCS1 *c = PyUnicode_1BYTE_DATA(s);
+    for (Py_ssize_t k = 0, n = PyUnicode_GET_LENGTH(s); k < n; k++)
+        if (IS_UPPER(c[k])) return 0;
+    return 1;
+}
+
+static PyObject *engaged(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "engaged(terms, words, limit) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *words = args[1];
+    if (!PyAnySet_CheckExact(words)) Py_RETURN_NONE;
+    Py_ssize_t limit = PyNumber_AsSsize_t(args[2], NULL);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    /* a tuple: nothing a lookup might run can change it under us */
+    PyObject *seq = PySequence_Tuple(args[0]);
+    if (seq == NULL) return NULL;
+    Py_ssize_t nterms = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *result = NULL;
+    vocab_word *vocab = NULL;
+    Py_ssize_t nvocab = -1; /* read on first need */
+    for (Py_ssize_t k = 0; k < nterms; k++)
+        if (!lower_ascii_str(items[k])) {
+            result = Py_None;
+            goto done;
+        }
+    /* 1 for a term to test: the first of its equals (a term counts once,
+     * as in set(part_terms)) and not yet found among the words */
+    unsigned char *open_ = PyMem_Malloc((size_t)(nterms ? nterms : 1));
+    if (open_ == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t hit = 0;
+    for (Py_ssize_t k = 0; k < nterms; k++) {
+        PyObject *t = items[k];
+        int dup = 0;
+        for (Py_ssize_t q = 0; q < k && !dup; q++)
+            dup = PyUnicode_GET_LENGTH(items[q]) == PyUnicode_GET_LENGTH(t) &&
+                  memcmp(PyUnicode_1BYTE_DATA(items[q]), PyUnicode_1BYTE_DATA(t),
+                         (size_t)PyUnicode_GET_LENGTH(t)) == 0;
+        open_[k] = !dup;
+        if (dup || hit >= limit) continue;
+        int in = PySet_Contains(words, t); /* first: most terms are words */
+        if (in < 0) {
+            PyMem_Free(open_);
+            goto done;
+        }
+        if (in) {
+            hit++;
+            open_[k] = 0;
+        }
+    }
+    for (Py_ssize_t k = 0; k < nterms && hit < limit; k++) {
+        if (!open_[k]) continue;
+        if (nvocab < 0) {
+            /* every word, with its stem; from here on no Python code runs */
+            Py_ssize_t size = PySet_GET_SIZE(words);
+            vocab = PyMem_Malloc(sizeof(vocab_word) * (size_t)(size ? size : 1));
+            PyObject *it = vocab == NULL ? NULL : PyObject_GetIter(words), *w;
+            if (it == NULL) {
+                if (vocab == NULL) PyErr_NoMemory();
+                PyMem_Free(open_);
+                goto done;
+            }
+            nvocab = 0;
+            int odd = 0;
+            /* the items stay alive in the set: borrowed pointers are kept */
+            while ((w = PyIter_Next(it)) != NULL) {
+                if (!odd && (!lower_ascii_str(w) || nvocab >= size)) odd = 1;
+                if (!odd) {
+                    vocab[nvocab].chars = PyUnicode_1BYTE_DATA(w);
+                    vocab[nvocab].len = PyUnicode_GET_LENGTH(w);
+                    vocab[nvocab].stem = stem_length(vocab[nvocab].chars, vocab[nvocab].len);
+                    nvocab++;
+                }
+                Py_DECREF(w);
+            }
+            Py_DECREF(it);
+            if (PyErr_Occurred()) {
+                PyMem_Free(open_);
+                goto done;
+            }
+            if (odd) {
+                result = Py_None;
+                PyMem_Free(open_);
+                goto done;
+            }
+        }
+        /* stem(t) in {stem(w)}, or t[:4] in {w[:4]} */
+        PyObject *t = items[k];
+        const Py_UCS1 *tc = PyUnicode_1BYTE_DATA(t);
+        Py_ssize_t tl = PyUnicode_GET_LENGTH(t), ts = stem_length(tc, tl);
+        int in = 0;
+        for (Py_ssize_t v = 0; v < nvocab && !in; v++) {
+            const vocab_word *w = &vocab[v];
+            in = (w->stem == ts && memcmp(w->chars, tc, (size_t)ts) == 0) ||
+                 (tl >= 4 && w->len >= 4 && memcmp(w->chars, tc, 4) == 0);
+        }
+        hit += in;
+    }
+    PyMem_Free(open_);
+    result = PyLong_FromSsize_t(hit);
+done:
+    if (result == Py_None) Py_INCREF(result);
+    PyMem_Free(vocab);
+    Py_DECREF(seq);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
     {"split_sentences", (PyCFunction)(void (*)(void))split_sentences, METH_FASTCALL,
@@ -1024,6 +1292,8 @@ static PyMethodDef methods[] = {
      "term_chain(units, seed, probe, stopwords) -> (connected, total, found, outside, probed)"},
     {"term_chain_spans", (PyCFunction)(void (*)(void))term_chain_spans, METH_FASTCALL,
      "term_chain_spans(text, spans, seed, probe, stopwords) -> term_chain of the span slices"},
+    {"engaged", (PyCFunction)(void (*)(void))engaged, METH_FASTCALL,
+     "engaged(terms, words, limit) -> asks.engaged_terms counted to limit, or None"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1035,6 +1305,9 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__lexkernel(void) {
     for (Py_ssize_t k = 0; k < N_SUFFIXES; k++) SUFFIX_LEN[k] = (Py_ssize_t)strlen(SUFFIXES[k]);
+    for (int c = 0; c < 256; c++)
+        char_class[c] = (unsigned char)((IS_LETTER(c) ? CLASS_LETTER : 0) |
+                                        (IS_WORD_CHAR(c) ? CLASS_WORD : 0));
     /* Without the token cache every scan still works, only slower; a
      * re-import of the module keeps the one it has. */
     if (cache == NULL) cache = PyMem_RawCalloc(CACHE_SLOTS, sizeof(entry));

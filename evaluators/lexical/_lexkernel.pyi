@@ -29,3 +29,6 @@ def term_chain_spans(
     stopwords: set[str] | frozenset[str],
     /,
 ) -> tuple[int, int, int, bool, int]: ...
+def engaged(
+    terms: Sequence[str], words: set[str] | frozenset[str], limit: int, /
+) -> int | None: ...

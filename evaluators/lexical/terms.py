@@ -584,6 +584,19 @@ def term_chain_py(
     return connected, total, len(seen & set(seed)), not seen <= seed, len(seen & set(probe))
 
 
+def engaged(terms: Sequence[str], words: AbstractSet[str], limit: int) -> int | None:
+    """How many distinct ``terms`` a reader finds in ``words``: the term
+    itself, a word with its stem, or (four letters or more) a word of four
+    or more with its first four letters - ask_coverage's test of a declared
+    part, ``asks.engaged_terms`` - counted no further than ``limit``. By the
+    C kernel, which reads only the lowercase ASCII strs :func:`words`
+    yields; ``None`` when it was not built or was given anything else (the
+    caller then runs the Python reference)."""
+    if _lexkernel is None:
+        return None
+    return _lexkernel.engaged(terms, words, limit)  # type: ignore[arg-type]
+
+
 def term_set(text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
 

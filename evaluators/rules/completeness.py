@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import suppress
+from functools import lru_cache
 from itertools import starmap
 from operator import itemgetter
 from typing import Any
@@ -16,7 +18,7 @@ import jsonschema
 from evaluators.context import EvalContext, Step
 from evaluators.jsontext import canonical, sorted_ascii
 from evaluators.lexical.sentences import split_sentences
-from evaluators.lexical.terms import STOPWORDS, stem, words
+from evaluators.lexical.terms import STOPWORDS, engaged, stem, words
 from evaluators.rules import asks
 from evaluators.rules.base import Outcome, count, pattern, ratio_score, skip, span, tool_call
 
@@ -201,11 +203,16 @@ class _Vocabulary:
         return s in self.stems()
 
 
-def _engages(terms: list[str], vocab: _Vocabulary) -> bool:
+def _engages(terms: Sequence[str], vocab: _Vocabulary) -> bool:
     """``asks.engaged_terms(terms, vocab.words, vocab.stems(), vocab.prefixes())
     >= 2``. Each distinct term counts once, whichever test finds it, so the
     terms found among the words are counted first, and the stems and
-    prefixes are only looked at when those are fewer than two."""
+    prefixes are only looked at when those are fewer than two. The C kernel
+    answers when it was built (``terms.engaged``): one pass over the words'
+    stems in place of the joined-words searches below."""
+    native_count = engaged(terms, vocab.words, 2)
+    if native_count is not None:
+        return native_count >= 2
     distinct = set(terms)
     found = distinct & vocab.words
     if len(found) >= 2:
@@ -228,6 +235,26 @@ def _tool_vocabulary(steps: tuple[Step, ...]) -> _Vocabulary:
     return _Vocabulary(tool_words)
 
 
+def _plan_uncached(ask: str) -> tuple[int, tuple[tuple[asks.AskPart, tuple[str, ...]], ...]]:
+    """``(len(parts), ((part, terms), ...))`` for the measurable parts of
+    ``asks.split_ask(ask)``, each with its content words (longer than two
+    letters, no stopword, in order): everything ask_coverage reads of the ask
+    alone. A pure function of the ask (its parts are frozen)."""
+    parts = asks.split_ask(ask)
+    meas = tuple(
+        (p, tuple(w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS))
+        for p in parts
+        if asks.measurable(p)
+    )
+    return len(parts), meas
+
+
+# Asks repeat (a task's runs share one) and ask_coverage reads at most 1500
+# characters of one, so the split, the measurable test and the part terms
+# (a regex or three and a words() pass per part) are kept per distinct ask.
+_plan = lru_cache(maxsize=1024)(_plan_uncached)
+
+
 def ask_coverage(ctx: EvalContext) -> Outcome:
     ask = ctx.input or ""
     if not ctx.output or ctx.output.isspace():  # ``not output.strip()``, no copy
@@ -236,9 +263,8 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
         return skip(
             "input longer than 1500 characters reads as source material, not an ask", saw=("input",)
         )
-    parts = asks.split_ask(ask)
-    meas = [p for p in parts if asks.measurable(p)]
-    if len(meas) < 2:
+    n_parts, plan = _plan(ask)
+    if len(plan) < 2:
         return skip("fewer than two measurable declared parts in the ask", saw=("output", "input"))
     out_vocab = _Vocabulary(ctx.output_word_set)
     # The output length and the tool calls' words are only read for a part
@@ -249,8 +275,7 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     tool_vocab: _Vocabulary | None = None
     uncovered: list[asks.AskPart] = []
     by_tool = 0
-    for p in meas:
-        terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
+    for p, terms in plan:
         if _engages(terms, out_vocab):
             continue
         if asks.mirrors_marker(p.marker, ctx.output, ctx.output_lower):
@@ -267,11 +292,11 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
             by_tool += 1
             continue
         uncovered.append(p)
-    covered = len(meas) - len(uncovered)
+    covered = len(plan) - len(uncovered)
     ev: list[dict[str, Any]] = [
         count("uncovered_ask_parts", "parts", len(uncovered), 0, "rule"),
-        count("measurable_ask_parts", "parts", len(meas)),
-        count("ask_parts", "parts", len(parts)),
+        count("measurable_ask_parts", "parts", len(plan)),
+        count("ask_parts", "parts", n_parts),
         count("ask_parts_covered_by_tool_call", "parts", by_tool),
     ]
     ev += [span("input", p.start, p.end, "uncovered ask part") for p in uncovered[:2]]
@@ -280,12 +305,12 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
         names = "; ".join(f'"{p.text[:60]}"' for p in uncovered[:2])
         return Outcome(
             False,
-            covered / len(meas),
-            f"{len(uncovered)} of {len(meas)} declared ask parts unanswered: {names}.",
+            covered / len(plan),
+            f"{len(uncovered)} of {len(plan)} declared ask parts unanswered: {names}.",
             ev,
             saw=saw,
         )
-    return Outcome(True, 1.0, f"All {len(meas)} declared ask parts are addressed.", ev, saw=saw)
+    return Outcome(True, 1.0, f"All {len(plan)} declared ask parts are addressed.", ev, saw=saw)
 
 
 # --- says_something --------------------------------------------------------
@@ -529,9 +554,6 @@ def says_something(ctx: EvalContext) -> Outcome:
     if not stripped:
         return skip("empty output (non_empty_output judges it)", saw=("output",))
     ask = ctx.input or ""
-    # out is blanks, stripped, blanks: its rstrip() ends where stripped does
-    lead = len(out) - len(out.lstrip())
-    whole = span("output", lead, lead + len(stripped), "the whole output")
     shape: str | None = None
     low = stripped.lower()
     # the letter runs are counted, not built: only a short output (the
@@ -557,7 +579,10 @@ def says_something(ctx: EvalContext) -> Outcome:
         if asks_info or writes or zero_calls:
             shape = "acknowledgement"
     if shape is None:
-        body = _AI_PREAMBLE.sub("", stripped)
+        # stripped opens with no \s (str.strip and re's \s read the same
+        # whitespace table), so the preamble can only match from an "a" there
+        # (re.I folds "a" only to "A"): most outputs skip the regex
+        body = _AI_PREAMBLE.sub("", stripped) if stripped[0] in "aA" else stripped
         # at most 24 words: a split capped at 24 cuts yields 25 pieces past that
         if len(body.split(None, 24)) <= 24 and _REFUSAL.search(body):
             blocked = ctx.threshold("blocklist")[0]
@@ -581,12 +606,19 @@ def says_something(ctx: EvalContext) -> Outcome:
     )
     if rep:
         shape = "repetition"
-    saw = tuple(n for n in ("output", "input", "tool_calls") if ctx.has(n) or n == "output")
+    # ("output", then "input" and "tool_calls" when supplied), without a generator
+    saw: tuple[str, ...] = ("output",)
+    if ctx.has("input"):
+        saw += ("input",)
+    if ctx.has("tool_calls"):
+        saw += ("tool_calls",)
     if shape is None:
         return Outcome(True, 1.0, "The output says something.", saw=saw)
     ev = [pattern(shape, 1)]
     if shape != "repetition":
-        ev.append(whole)
+        # out is blanks, stripped, blanks: its rstrip() ends where stripped does
+        lead = len(out) - len(out.lstrip())
+        ev.append(span("output", lead, lead + len(stripped), "the whole output"))
     return Outcome(False, 0.0, f"The output says nothing ({shape}).", ev, saw=saw)
 
 

@@ -31,26 +31,52 @@ class Overlap:
     total: int
 
 
+# The per-evaluation values below are kept in ``ctx.memo`` as ``ctx.shared``
+# keeps them, but read with one dict probe: ``shared`` costs a call and a
+# closure per read, and the four relevance rules read these a dozen times.
+_MISSING: Any = object()
+
+
 def _threshold(ctx: EvalContext, key: str) -> tuple[Any, str]:
     """``ctx.threshold(key)``, once per evaluation: the relevance rules read
     the same two thresholds twice each."""
-    return ctx.shared("relevance.threshold." + key, lambda: ctx.threshold(key))
+    memo_key = "relevance.threshold." + key
+    got: tuple[Any, str] = ctx.memo.get(memo_key, _MISSING)
+    if got is _MISSING:
+        got = ctx.memo[memo_key] = ctx.threshold(key)
+    return got
 
 
 def _body(ctx: EvalContext) -> str:
     """``strip_fences(ctx.output)``, once per evaluation (a scan of the whole
     output for a fence, which both the chain and continuity start from)."""
-    return ctx.shared("relevance.body", lambda: strip_fences(ctx.output))
+    got: str = ctx.memo.get("relevance.body", _MISSING)
+    if got is _MISSING:
+        got = ctx.memo["relevance.body"] = strip_fences(ctx.output)
+    return got
+
+
+def _ask_terms(ctx: EvalContext) -> frozenset[str]:
+    """``frozenset(ctx.input_terms)``, once per evaluation: the four rules
+    and the chain each started from their own ``set`` of the ask's terms
+    (read only, except in the Python continuity loop, which copies it)."""
+    got: frozenset[str] = ctx.memo.get("relevance.ask_terms", _MISSING)
+    if got is _MISSING:
+        got = ctx.memo["relevance.ask_terms"] = frozenset(ctx.input_terms)
+    return got
 
 
 def overlap(ctx: EvalContext) -> Overlap | None:
     """The ask's terms found in the output (computed once per evaluation:
     keyword_overlap and answers_the_ask both read it)."""
-    return ctx.shared("relevance.overlap", lambda: _overlap(ctx))
+    got: Overlap | None = ctx.memo.get("relevance.overlap", _MISSING)
+    if got is _MISSING:
+        got = ctx.memo["relevance.overlap"] = _overlap(ctx)
+    return got
 
 
 def _overlap(ctx: EvalContext) -> Overlap | None:
-    ask = set(ctx.input_terms)
+    ask = _ask_terms(ctx)
     if not ask:
         return None
     # natively, the one pass over the output that continuity reads too
@@ -125,14 +151,17 @@ def _chain(ctx: EvalContext) -> _Chain:
     evaluation, for an ask with content terms). The union of the units'
     terms is the output's term set: units cover every token of the
     fence-stripped output, and never cut one."""
-    return ctx.shared("relevance.chain", lambda: _compute_chain(ctx))
+    got: _Chain | None = ctx.memo.get("relevance.chain")
+    if got is None:
+        got = ctx.memo["relevance.chain"] = _compute_chain(ctx)
+    return got
 
 
 def _compute_chain(ctx: EvalContext) -> _Chain:
     text = ctx.output
     body = _body(ctx)
-    seed = set(ctx.input_terms)
-    probe = _field_probe(frozenset(seed))
+    seed = _ask_terms(ctx)
+    probe = _field_probe(seed)
     if body is text and "\n" not in body:
         # _units' one-block case: the units are the sentences themselves
         spans = ctx.output_sentences if body.strip() else []
@@ -143,7 +172,10 @@ def _compute_chain(ctx: EvalContext) -> _Chain:
 def continuity(ctx: EvalContext) -> Continuity | str:
     """Share of content sentences connected to the ask's topic, or a skip reason
     (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
-    return ctx.shared("relevance.continuity", lambda: _continuity(ctx))
+    got: Continuity | str | None = ctx.memo.get("relevance.continuity")
+    if got is None:
+        got = ctx.memo["relevance.continuity"] = _continuity(ctx)
+    return got
 
 
 def _continuity(ctx: EvalContext) -> Continuity | str:
@@ -153,8 +185,7 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
     # the count cannot reach len(body) + 1: a limit past it changes nothing
     if long_words(body, min(min_words, len(body) + 1)) < min_words:
         return f"the output has fewer than {min_words} words of four or more letters"
-    topic = set(ctx.input_terms)
-    if not topic:
+    if not _ask_terms(ctx):
         return "the input has no content terms"
     if native():
         chain = _chain(ctx)
@@ -164,6 +195,7 @@ def _continuity(ctx: EvalContext) -> Continuity | str:
     # sentences without a content term are not counted; isdisjoint answers
     # "any shared term?" without building the intersection
     content = list(filter(None, content_term_sets(_units(ctx.output, ctx.output_sentences, body))))
+    topic = set(_ask_terms(ctx))  # grown below
     total = len(content)
     connected = 0
     for terms in content:
@@ -333,7 +365,7 @@ def _wanted(ask: str) -> frozenset[str]:
 _wanted_cached = lru_cache(maxsize=1024)(_wanted)
 
 
-def _field_hits(ask_terms: set[str], out_terms: AbstractSet[str]) -> int:
+def _field_hits(ask_terms: AbstractSet[str], out_terms: AbstractSet[str]) -> int:
     """Output terms, not in the ask, that share a semantic field with an ask term."""
     fields = {f for t in ask_terms for f in _FIELD_OF.get(t, ())}
     if not fields:
@@ -353,7 +385,7 @@ def _field_probe(ask_terms: frozenset[str]) -> frozenset[str]:
 
 
 def answers_the_ask(ctx: EvalContext) -> Outcome:
-    ask_terms = set(ctx.input_terms)
+    ask_terms = _ask_terms(ctx)
     if len(ask_terms) < 2:
         return skip("the ask has fewer than two content terms", saw=("output", "input"))
     kw_thr, kw_src = _threshold(ctx, "keyword_overlap")
@@ -500,7 +532,7 @@ def _name_concepts(tool: str) -> frozenset[str]:
 
 
 def tool_choice(ctx: EvalContext) -> Outcome:
-    ask = set(ctx.input_terms)
+    ask = _ask_terms(ctx)
     if len(ask) < 2:
         return skip("the ask has fewer than two content terms", saw=("input",))
     called = {s.name for s in ctx.steps}

@@ -256,3 +256,14 @@ def test_the_echo_bound_on_the_ask_changes_nothing(ask: str, text: str) -> None:
     low = text.strip().lower()
     for candidate in (low, ask.lower(), " ".join(ask.lower().split()) + " x"):
         assert c._is_echo(ask, candidate) == _is_echo_as_first_written(ask, candidate)
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_preamble_gate_skips_only_what_cannot_match(tail: str) -> None:
+    # says_something runs _AI_PREAMBLE only on a stripped output opening with
+    # "a"/"A": no other first character can start a match
+    for head in ("as an ai", "As An AI language model", "AS AN AI", "ſ", "\u212a", "b"):
+        text = (head + tail).strip()
+        if text and text[0] not in "aA":
+            assert c._AI_PREAMBLE.sub("", text) == text

@@ -211,13 +211,18 @@ def per_rule_costs(cases: list[EvaluationRequest]) -> dict[str, float]:
     return {name: total * 1000 / len(cases) for name, total in spent.items()}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_vocabulary_flag(ap: argparse.ArgumentParser) -> None:
+    """``--fixed``: the cases of earlier rounds, for the engine benches."""
     ap.add_argument(
         "--fixed",
         action="store_true",
         help="the fixed-vocabulary cases of earlier rounds (texts repeat) instead of varied ones",
     )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_vocabulary_flag(ap)
     args = ap.parse_args()
     cases = make_cases(varied=not args.fixed)
     for c in cases[:50]:  # warm caches (compiled patterns, risk draws)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_bench import make_cases
+from engine_bench import add_vocabulary_flag, make_cases
 
 from evaluators import engine
 from evaluators.config import EngineConfig
@@ -91,11 +91,7 @@ def assembly_cost(cases: list[EvaluationRequest], cfg: EngineConfig, passes: int
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--passes", type=int, default=3)
-    ap.add_argument(
-        "--fixed",
-        action="store_true",
-        help="the fixed-vocabulary cases of earlier rounds (texts repeat) instead of varied ones",
-    )
+    add_vocabulary_flag(ap)
     args = ap.parse_args()
     cases = make_cases(varied=not args.fixed)
     cfg = EngineConfig()

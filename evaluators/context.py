@@ -59,6 +59,9 @@ _SPAN_RESULT_KEYS = (
 _SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
 
+_UNSET: Any = object()  # no value kept yet (``EvalContext.shared``)
+
+
 class _once(Generic[T]):
     """``functools.cached_property`` without its lock: Python 3.11's takes an
     RLock on every first access, which cost more than the values below (a
@@ -223,14 +226,13 @@ class EvalContext:
         self.memo: dict[str, Any] = {}  # per-evaluation results rules share
         self._has: dict[str, bool] = {}
 
-    def shared(self, key: str, compute: Callable[[], T]) -> T:
-        """``compute()`` once per evaluation, kept in ``memo`` under ``key``:
-        for a value several rules read."""
-        memo = self.memo
-        if key in memo:
-            value: T = memo[key]
-            return value
-        value = memo[key] = compute()
+    def shared(self, key: str, compute: Callable[..., T], *args: Any) -> T:
+        """``compute(*args)`` once per evaluation, kept in ``memo`` under
+        ``key``: for a value several rules read. Arguments rather than a
+        closure, since some values are read a dozen times an evaluation."""
+        value: T = self.memo.get(key, _UNSET)
+        if value is _UNSET:
+            value = self.memo[key] = compute(*args)
         return value
 
     # -- text views -------------------------------------------------------

@@ -31,48 +31,33 @@ class Overlap:
     total: int
 
 
-# The per-evaluation values below are kept in ``ctx.memo`` as ``ctx.shared``
-# keeps them, but read with one dict probe: ``shared`` costs a call and a
-# closure per read, and the four relevance rules read these a dozen times.
-_MISSING: Any = object()
-
-
 def _threshold(ctx: EvalContext, key: str) -> tuple[Any, str]:
     """``ctx.threshold(key)``, once per evaluation: the relevance rules read
     the same two thresholds twice each."""
-    memo_key = "relevance.threshold." + key
-    got: tuple[Any, str] = ctx.memo.get(memo_key, _MISSING)
-    if got is _MISSING:
-        got = ctx.memo[memo_key] = ctx.threshold(key)
-    return got
+    return ctx.shared("relevance.threshold." + key, ctx.threshold, key)
 
 
 def _body(ctx: EvalContext) -> str:
     """``strip_fences(ctx.output)``, once per evaluation (a scan of the whole
     output for a fence, which both the chain and continuity start from)."""
-    got: str = ctx.memo.get("relevance.body", _MISSING)
-    if got is _MISSING:
-        got = ctx.memo["relevance.body"] = strip_fences(ctx.output)
-    return got
+    return ctx.shared("relevance.body", strip_fences, ctx.output)
 
 
 def _ask_terms(ctx: EvalContext) -> frozenset[str]:
     """``frozenset(ctx.input_terms)``, once per evaluation: the four rules
     and the chain each started from their own ``set`` of the ask's terms
     (read only, except in the Python continuity loop, which copies it)."""
-    got: frozenset[str] = ctx.memo.get("relevance.ask_terms", _MISSING)
-    if got is _MISSING:
-        got = ctx.memo["relevance.ask_terms"] = frozenset(ctx.input_terms)
-    return got
+    return ctx.shared("relevance.ask_terms", _frozen_terms, ctx)
+
+
+def _frozen_terms(ctx: EvalContext) -> frozenset[str]:
+    return frozenset(ctx.input_terms)
 
 
 def overlap(ctx: EvalContext) -> Overlap | None:
     """The ask's terms found in the output (computed once per evaluation:
     keyword_overlap and answers_the_ask both read it)."""
-    got: Overlap | None = ctx.memo.get("relevance.overlap", _MISSING)
-    if got is _MISSING:
-        got = ctx.memo["relevance.overlap"] = _overlap(ctx)
-    return got
+    return ctx.shared("relevance.overlap", _overlap, ctx)
 
 
 def _overlap(ctx: EvalContext) -> Overlap | None:
@@ -151,10 +136,7 @@ def _chain(ctx: EvalContext) -> _Chain:
     evaluation, for an ask with content terms). The union of the units'
     terms is the output's term set: units cover every token of the
     fence-stripped output, and never cut one."""
-    got: _Chain | None = ctx.memo.get("relevance.chain")
-    if got is None:
-        got = ctx.memo["relevance.chain"] = _compute_chain(ctx)
-    return got
+    return ctx.shared("relevance.chain", _compute_chain, ctx)
 
 
 def _compute_chain(ctx: EvalContext) -> _Chain:
@@ -172,10 +154,7 @@ def _compute_chain(ctx: EvalContext) -> _Chain:
 def continuity(ctx: EvalContext) -> Continuity | str:
     """Share of content sentences connected to the ask's topic, or a skip reason
     (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
-    got: Continuity | str | None = ctx.memo.get("relevance.continuity")
-    if got is None:
-        got = ctx.memo["relevance.continuity"] = _continuity(ctx)
-    return got
+    return ctx.shared("relevance.continuity", _continuity, ctx)
 
 
 def _continuity(ctx: EvalContext) -> Continuity | str:

@@ -294,13 +294,8 @@ class GatedPattern:
         if self.locator is None:
             yield from self.rx.finditer(t)
             return
-        if present is None:
-            if not all(g.present(hay) for g in self.gates):
-                return
-        else:
-            for gate in self.gate_sets:
-                if gate.isdisjoint(present):
-                    return
+        if not self.gates_hold(hay, present):
+            return
         heads, tolerant = self.head
         if heads:
             places: list[int] = []
@@ -321,6 +316,13 @@ class GatedPattern:
             found = self.locator.positions_of(t, hay, present)
         if found:
             yield from windowed_finditer(self.rx, t, found, self.width, self.locator.max_len())
+
+    def gates_hold(self, hay: str, present: AbstractSet[str] | None = None) -> bool:
+        """Whether every required run occurs in ``hay`` (read off ``present``
+        when given, as in :meth:`finditer`): when one does not, nothing matches."""
+        if present is None:
+            return all(g.present(hay) for g in self.gates)
+        return all(not gate.isdisjoint(present) for gate in self.gate_sets)
 
     def group(self) -> ScanGroup:
         """What a :class:`GateFamily` must find for :meth:`finditer_at`: the gates

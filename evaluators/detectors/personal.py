@@ -748,18 +748,6 @@ _STATE_CODES = frozenset(_STATES.split("|"))
 _ZIP_HEAD_TAILS = _STATE_CODES | {"ip", "p:", "de", "e:"}
 
 
-def _zip_head_may_end(t: str, p: int) -> bool:
-    """Whether ``_ZIP_HEAD_RE`` can match ending at ``p``: a necessary condition
-    read off its alternatives (each ends with one space after a state code, a
-    state code and a comma, or a form of "zip"), two slices instead of a search
-    of ten places through fifty alternatives."""
-    if p < 3 or t[p - 1] != " ":
-        return False
-    return t[p - 3 : p - 1] in _ZIP_HEAD_TAILS or (
-        t[p - 2] == "," and t[p - 4 : p - 2] in _STATE_CODES
-    )
-
-
 _STREET_NOT_AFTER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.,-/")
 _FIVE_DIGITS_RE = re.compile(r"\d{5}")
 
@@ -770,8 +758,11 @@ def _may_have_zip(t: str, starts: Iterable[int] | None = None) -> bool:
     Its five digits start a digit run (a space or ':' precedes them), and every
     run start is a ``_FIVE_DIGITS_RE`` match start; the head before them is at
     most 10 characters ("zip code: "). ``starts``: those match starts, when
-    already found. The head's search only runs where :func:`_zip_head_may_end`
-    holds; most five-digit runs (ports, counts) fail it at once.
+    already found. The head's search only runs where it can match: each of
+    its alternatives ends with one space after a state code, a state code and
+    a comma, or a form of "zip" (two slices instead of a search of ten places
+    through fifty alternatives); most five-digit runs (ports, counts) fail
+    that at once.
     """
     if starts is None:
         if _piikernel is not None:
@@ -780,7 +771,7 @@ def _may_have_zip(t: str, starts: Iterable[int] | None = None) -> bool:
             starts = (m.start() for m in digit_led_finditer(_FIVE_DIGITS_RE, t, 5))
     tails, states, head = _ZIP_HEAD_TAILS, _STATE_CODES, _ZIP_HEAD_RE.search
     for p in starts:
-        # _zip_head_may_end inlined (a Python call per start costs more than the test)
+        # inline, not a helper: a Python call per start costs more than the test
         if p < 3 or t[p - 1] != " ":
             continue
         tail = t[p - 3 : p - 1] in tails or (t[p - 2] == "," and t[p - 4 : p - 2] in states)

@@ -262,13 +262,8 @@ def _assign_matches(t: str, present: AbstractSet[str] | None) -> Iterator[re.Mat
     if locator is None:  # pragma: no cover - _ASSIGN is built with a locator
         yield from _ASSIGN.finditer(t, t, present)
         return
-    if present is None:
-        if not all(g.present(t) for g in _ASSIGN.gates):
-            return
-    else:
-        for gate in _ASSIGN.gate_sets:
-            if gate.isdisjoint(present):
-                return
+    if not _ASSIGN.gates_hold(t, present):
+        return
     # a literal absent from the text has no places, so this is the locator's
     # positions (or positions_of, given ``present``) with the far ones dropped
     if _piikernel is not None:

@@ -84,10 +84,12 @@ _ZIP_TEXT = st.lists(
 
 @settings(max_examples=500, deadline=None)
 @given(_ZIP_TEXT)
-def test_zip_head_may_end_is_implied_by_the_head_regex(t: str) -> None:
+def test_the_zip_head_gate_never_hides_a_head_match(t: str) -> None:
+    # at every place, not only five-digit starts: the gate must be implied
+    # by the head regex wherever that can match
     for p in range(len(t) + 1):
-        if personal._ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None:
-            assert personal._zip_head_may_end(t, p)
+        want = personal._ZIP_HEAD_RE.search(t, max(0, p - 10), p) is not None
+        assert personal._may_have_zip(t, [p]) is want
 
 
 @settings(max_examples=300, deadline=None)

@@ -62,12 +62,13 @@ _SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 _UNSET: Any = object()  # no value kept yet (``EvalContext.shared``)
 
 
-class _once(Generic[T]):
+class once(Generic[T]):
     """``functools.cached_property`` without its lock: Python 3.11's takes an
-    RLock on every first access, which cost more than the values below (a
-    step's text forms, the step list), each read once or twice per
-    evaluation of one thread. The value goes to the instance ``__dict__``,
-    which then shadows this non-data descriptor, as cached_property's does."""
+    RLock on every first access, which cost more than the values it guards
+    here (a step's text forms, the step list, a Material's views), each built
+    for one evaluation on one thread. The value goes to the instance
+    ``__dict__``, which then shadows this non-data descriptor, as
+    cached_property's does."""
 
     def __init__(self, func: Callable[[Any], T]) -> None:
         self.func = func
@@ -75,10 +76,10 @@ class _once(Generic[T]):
         self.__doc__ = func.__doc__
 
     @overload
-    def __get__(self, obj: None, owner: type | None = None) -> _once[T]: ...
+    def __get__(self, obj: None, owner: type | None = None) -> once[T]: ...
     @overload
     def __get__(self, obj: object, owner: type | None = None) -> T: ...
-    def __get__(self, obj: object | None, owner: type | None = None) -> T | _once[T]:
+    def __get__(self, obj: object | None, owner: type | None = None) -> T | once[T]:
         if obj is None:
             return self
         value = obj.__dict__[self.name] = self.func(obj)
@@ -98,11 +99,11 @@ class Step:
     started_at: str | None = None
     cost_usd: float | None = None
 
-    @_once
+    @once
     def output_text(self) -> str:
         return as_text(self.output)
 
-    @_once
+    @once
     def input_text(self) -> str:
         return as_text(self.input)
 
@@ -187,7 +188,7 @@ def _make_step(
     evaluation with calls): the fields go into the instance ``__dict__`` in
     declaration order, where that ``__init__`` puts them. A text form that
     needs no serialising (``as_text`` of None or of a str) is stored at once,
-    the value the ``_once`` view would compute."""
+    the value the ``once`` view would compute."""
     step = _new_step(Step)
     d = step.__dict__
     d["index"] = index
@@ -339,7 +340,7 @@ class EvalContext:
         return {n: self.has(n) for n in NEEDS}
 
     # -- steps (SPEC §3.2) ------------------------------------------------
-    @_once
+    @once
     def steps(self) -> tuple[Step, ...]:
         r = self.request
         if r.tool_calls is not None:

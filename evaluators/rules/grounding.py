@@ -9,7 +9,6 @@ it. Claims are extracted from the agent's own output.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from evaluators.context import EvalContext
@@ -378,8 +377,10 @@ def _unsupported_claims(
     order (repeats kept). The compiled loop when it is built: the fold, the
     ground lookups and the read tails' prefix test per distinct location were
     most of the rule's own Python."""
-    if _unsupported_kernel is not None:
-        return _unsupported_kernel(claims, ground.tokens, ground._tails, UBIQUITOUS, fold_location)
+    if _numkernel is not None:
+        return _numkernel.unsupported(
+            claims, ground.tokens, ground._tails, UBIQUITOUS, fold_location
+        )
     return _unsupported_claims_reference(claims, ground)
 
 
@@ -399,21 +400,6 @@ def _unsupported_claims_reference(
             out.append(claim)
     return out
 
-
-# The compiled loop; None with an older build of the kernel (or none).
-_unsupported_kernel: (
-    Callable[
-        [
-            list[tuple[int, int, str]],
-            Callable[[], set[str]],
-            list[str],
-            frozenset[str],
-            Callable[[str], str],
-        ],
-        list[tuple[int, int, str]],
-    ]
-    | None
-) = getattr(_numkernel, "unsupported", None)
 
 _UNGROUNDED = "location nothing read supports"
 

@@ -24,8 +24,9 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar, overload
+from typing import Any, NamedTuple
 
+from evaluators.context import once
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.linear import LinearMatch, LinearPattern
 from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember
@@ -477,31 +478,6 @@ def _norm_words(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
-_T = TypeVar("_T")
-
-
-class _once(Generic[_T]):
-    """``functools.cached_property`` without its lock: Python 3.11's takes an
-    RLock on every first access, and a Material (one per evaluation, never
-    shared between threads) reads a dozen of them. The value is stored in the
-    instance ``__dict__``, which then shadows this non-data descriptor."""
-
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func = func
-        self.name = func.__name__
-        self.__doc__ = func.__doc__
-
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> _once[_T]: ...
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
-    def __get__(self, obj: object | None, owner: type | None = None) -> _T | _once[_T]:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.func(obj)
-        return value
-
-
 @dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the
@@ -529,19 +505,19 @@ class Material:
         )
         return cls(text, f"{source}\n{more}" if more else source, has_source)
 
-    @_once
+    @once
     def lower(self) -> str:
         return self.text.lower()
 
-    @_once
+    @once
     def words(self) -> str:
         return f" {_norm_words(self.text)} "
 
-    @_once
+    @once
     def nums(self) -> list[Num]:
         return numbers(self.text)
 
-    @_once
+    @once
     def values(self) -> list[float]:
         vals: list[float] = []
         for n in self.nums:
@@ -550,15 +526,15 @@ class Material:
                 vals.append(n.scaled)
         return vals
 
-    @_once
+    @once
     def sorted_values(self) -> list[float]:
         return sorted(self.values)
 
-    @_once
+    @once
     def sorted_derived(self) -> list[float]:
         return sorted(self.derived)
 
-    @_once
+    @once
     def derived(self) -> list[float]:
         """Pairwise sums, differences and ratios a correct answer may compute."""
         base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
@@ -570,33 +546,33 @@ class Material:
             _pair_derivations_reference(base, out)
         return out
 
-    @_once
+    @once
     def twin_tables(self) -> tuple[dict[str, Num], dict[str, Num]]:
         """The material's figures by sorted digits (three or more) and by
         significant digits (ten and up, or with a decimal point), years
         aside: where ``_near_miss_numbers`` looks for a claim's twin. Built
         by the C kernel when it is (every evaluation with material asks)."""
-        if _twin_tables is not None:
-            return _twin_tables(self.nums)
+        if _numkernel is not None:
+            return _numkernel.twin_tables(self.nums)
         return _twin_tables_reference(self.nums)
 
-    @_once
+    @once
     def units(self) -> set[str]:
         return {n.unit for n in self.nums if n.unit}
 
-    @_once
+    @once
     def dates(self) -> list[DateClaim]:
         return dates(self.text)
 
-    @_once
+    @once
     def times(self) -> list[tuple[int, int, int, int]]:
         return times(self.text)
 
-    @_once
+    @once
     def source_lines(self) -> list[str]:
         return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
 
-    @_once
+    @once
     def _grounded(self) -> dict[tuple[bool, str, float], bool]:
         return {}
 
@@ -643,12 +619,6 @@ def _twin_tables_reference(nums: list[Num]) -> tuple[dict[str, Num], dict[str, N
         if s.value >= 10 or "." in s.digits:
             src_sig.setdefault(_sig_digits(s.value), s)
     return src_keys, src_sig
-
-
-# The compiled tables; None with an older build of the kernel (or none).
-_twin_tables: Callable[[list[Num]], tuple[dict[str, Num], dict[str, Num]]] | None = getattr(
-    _numkernel, "twin_tables", None
-)
 
 
 def _pair_derivations_reference(base: list[float], out: list[float]) -> None:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from evaluators.context import once
 from evaluators.rules import hallucination_grounded as hg
 
 pieces = st.sampled_from(
@@ -227,7 +228,7 @@ def test_material_properties_are_computed_once() -> None:
     first = mat.nums
     assert mat.nums is first and "nums" in mat.__dict__
     assert [n.digits for n in first] == ["12,480", "2026", "09", "01"]
-    assert isinstance(hg.Material.__dict__["nums"], hg._once)
+    assert isinstance(hg.Material.__dict__["nums"], once)
     assert hg.Material.nums.__doc__ == hg.Material.__dict__["nums"].func.__doc__
 
 

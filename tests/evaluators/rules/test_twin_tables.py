@@ -76,13 +76,13 @@ def test_the_tables_equal_the_reference_on_the_corpus_and_bench() -> None:
 
 
 def test_the_material_uses_the_kernel_when_built() -> None:
-    assert h._twin_tables is kernel.twin_tables
+    assert h._numkernel is kernel
 
 
 def test_the_fallback_gives_the_same_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "Revenue 4,210 vs 4,120 in 2023; latency 125 ms, ratio 3.5%"
     with_kernel = h.Material.build(text).twin_tables
-    monkeypatch.setattr(h, "_twin_tables", None)
+    monkeypatch.setattr(h, "_numkernel", None)
     without = h.Material.build(text).twin_tables
     assert with_kernel == without
     assert set(without[0]) == {"0124", "125"} and "35" in without[1]

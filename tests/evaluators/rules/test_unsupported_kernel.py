@@ -99,7 +99,7 @@ def test_the_ground_is_built_only_for_a_location_that_needs_it() -> None:
 
 
 def test_the_rule_runs_the_kernel_when_built() -> None:
-    assert grounding._unsupported_kernel is kernel.unsupported
+    assert grounding._numkernel is kernel
 
 
 def test_the_rule_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -114,7 +114,7 @@ def test_the_rule_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -
         tool_calls=(ToolCall("read_file", {"path": "src/app.ts"}, "export const a = 1"),),
     )
     with_kernel = grounding.grounded_in_reads(EvalContext(req, EngineConfig()))
-    monkeypatch.setattr(grounding, "_unsupported_kernel", None)
+    monkeypatch.setattr(grounding, "_numkernel", None)
     without = grounding.grounded_in_reads(EvalContext(req, EngineConfig()))
     assert with_kernel == without
     assert not without.passed and "docs/guide.md" in without.message

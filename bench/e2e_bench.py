@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from loadgen import LOAD, dump_bodies  # noqa: E402
 
 from storage.engine import make_engine  # noqa: E402
-from storage.models import Evaluation, EvaluationJob, SpanRow, Trace  # noqa: E402
+from storage.models import Evaluation, EvaluationJob, SpanBatchRow, Trace  # noqa: E402
 
 
 def free_port() -> int:
@@ -66,7 +66,9 @@ def percentile(values: list[float], p: float) -> float:
 
 def sample(engine: Any) -> dict[str, int]:
     with engine.connect() as conn:
-        spans = conn.execute(select(func.count()).select_from(SpanRow)).scalar_one()
+        spans = conn.execute(
+            select(func.coalesce(func.sum(SpanBatchRow.span_count), 0))
+        ).scalar_one()
         evaluated = conn.execute(select(func.count()).select_from(Evaluation)).scalar_one()
         pending = conn.execute(
             select(func.count()).select_from(EvaluationJob).where(EvaluationJob.state != "done")

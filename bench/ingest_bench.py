@@ -107,7 +107,9 @@ def _count_spans(db: Path | str) -> int:
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:
-            return int(con.execute("SELECT count(*) FROM spans").fetchone()[0])
+            return int(
+                con.execute("SELECT coalesce(sum(span_count), 0) FROM span_batches").fetchone()[0]
+            )
         finally:
             con.close()
     except sqlite3.Error:
@@ -124,7 +126,11 @@ def _count_spans_url(url: str) -> int:
         engine = _URL_ENGINES[url] = create_engine(normalise_url(url))
     try:
         with engine.connect() as conn:
-            return int(conn.execute(text("SELECT count(*) FROM spans")).scalar_one())
+            return int(
+                conn.execute(
+                    text("SELECT coalesce(sum(span_count), 0) FROM span_batches")
+                ).scalar_one()
+            )
     except Exception:
         return -1
 

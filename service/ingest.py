@@ -22,7 +22,7 @@ from receivers.spans import SpanRecord
 from service.state import ServiceState
 from storage import codec
 from storage.otlp import LogEventsWrite, SpanBatchWrite, TraceDelta
-from storage.spans import resource_hash
+from storage.spans import SpanPiece, resource_hash
 from storage.writer import Overloaded, StorageUnavailable
 
 
@@ -33,49 +33,26 @@ def service_name(resource: dict[str, Any]) -> str | None:
     return None
 
 
-def span_row(
-    record: SpanRecord,
-    iris_kind: str,
-    tenant_id: str,
-    now: Any,
-    otlp: tuple[bytes, str | None] | None = None,
-) -> dict[str, Any]:
-    """The ``spans`` row of a record. With ``otlp`` — (span bytes, resource
-    hash), lean protobuf decoding — the attributes, events and resource stay
-    in their wire bytes."""
-    if otlp is not None:
-        attributes: Any = None
-        events: Any = None
-        resource: Any = None
-        span_bytes: bytes | None = otlp[0]
-        key: str | None = otlp[1]
-    else:
-        attributes = record.attributes
-        events = [
-            {"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": e.attributes}
-            for e in record.events
-        ] or None
-        resource = record.resource or None
-        span_bytes = key = None
+def json_span(record: SpanRecord, iris_kind: str) -> dict[str, Any]:
+    """A decoded JSON span as stored (``storage.spans.JSON_SPAN_KEYS``)."""
     return {
-        "tenant_id": tenant_id,
-        "trace_id": record.trace_id,
         "span_id": record.span_id,
         "parent_span_id": record.parent_span_id,
-        "name": record.name[:512],
+        "name": record.name,
         "kind": record.kind,
         "iris_kind": iris_kind,
         "status_code": record.status_code,
         "status_message": record.status_message,
         "start_unix_nano": record.start_unix_nano,
         "end_unix_nano": record.end_unix_nano,
-        "attributes": attributes,
-        "events": events,
-        "resource": resource,
+        "attributes": record.attributes,
+        "events": [
+            {"name": e.name, "time_unix_nano": e.time_unix_nano, "attributes": e.attributes}
+            for e in record.events
+        ]
+        or None,
+        "resource": record.resource or None,
         "scope_name": record.scope_name,
-        "received_at": now,
-        "otlp_span": span_bytes,
-        "resource_hash": key,
     }
 
 
@@ -114,18 +91,17 @@ def span_facts(record: SpanRecord) -> tuple[str, bool]:
 
 def build_deltas(
     spans: list[SpanRecord],
-    tenant_id: str,
-    now: Any,
-    otlp: list[tuple[bytes, str | None]] | None = None,
+    otlp: list[tuple[bytes, str | None, bytes]] | None = None,
 ) -> list[TraceDelta]:
-    """One ``TraceDelta`` per trace of a request; ``otlp`` pairs each span's wire
-    bytes with its resource's hash (see ``shared_resources``)."""
+    """One ``TraceDelta`` per trace of a request, its spans in one piece per
+    resource and scope; ``otlp`` gives each span's wire bytes, its resource's
+    hash (see ``shared_resources``) and its scope's bytes."""
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(spans):
         groups.setdefault(r.trace_id, []).append(i)
     deltas = []
     for trace_id, indexes in groups.items():
-        rows = []
+        pieces: dict[tuple[str | None, bytes], SpanPiece] = {}
         root_span_id = None
         first: int | None = None
         error = finalize = False
@@ -133,9 +109,21 @@ def build_deltas(
         for i in indexes:
             r = spans[i]
             iris_kind, finalizes = span_facts(r)
-            rows.append(
-                span_row(r, iris_kind, tenant_id, now, otlp[i] if otlp is not None else None)
-            )
+            if otlp is not None:
+                span_bytes, key, scope = otlp[i]
+                piece = pieces.get((key, scope))
+                if piece is None:
+                    piece = pieces[(key, scope)] = SpanPiece([], [], key, scope, otlp_spans=[])
+                assert piece.otlp_spans is not None
+                piece.otlp_spans.append(span_bytes)
+            else:
+                piece = pieces.get((None, b""))
+                if piece is None:
+                    piece = pieces[(None, b"")] = SpanPiece([], [], json_spans=[])
+                assert piece.json_spans is not None
+                piece.json_spans.append(json_span(r, iris_kind))
+            piece.span_ids.append(r.span_id)
+            piece.iris_kinds.append(iris_kind)
             if not r.parent_span_id and root_span_id is None:
                 root_span_id = r.span_id
             start = r.start_unix_nano
@@ -150,7 +138,7 @@ def build_deltas(
         deltas.append(
             TraceDelta(
                 trace_id=trace_id,
-                span_rows=rows,
+                pieces=list(pieces.values()),
                 has_root=root_span_id is not None,
                 root_span_id=root_span_id,
                 first_start=codec.ns_to_datetime(first or 1),
@@ -169,7 +157,7 @@ def jobs_for_batch(batch: DecodedBatch, tenant_id: str, source: str, nbytes: int
     return SpanBatchWrite(
         tenant_id=tenant_id,
         source=source,
-        deltas=build_deltas(batch.spans, tenant_id, now, otlp),
+        deltas=build_deltas(batch.spans, otlp),
         received_at=now,
         nbytes=nbytes,
         resources=resources,
@@ -177,8 +165,8 @@ def jobs_for_batch(batch: DecodedBatch, tenant_id: str, source: str, nbytes: int
 
 
 def shared_resources(
-    otlp: list[tuple[bytes, bytes]] | None,
-) -> tuple[list[tuple[bytes, str | None]] | None, dict[str, bytes]]:
+    otlp: list[tuple[bytes, bytes, bytes]] | None,
+) -> tuple[list[tuple[bytes, str | None, bytes]] | None, dict[str, bytes]]:
     """Replace each span's resource bytes by their hash; the distinct resources.
 
     The spans of one ``ResourceSpans`` share one bytes object, so each
@@ -186,11 +174,11 @@ def shared_resources(
     if otlp is None:
         return None, {}
     keys: dict[bytes, str | None] = {}
-    for _, raw in otlp:
+    for _, raw, _ in otlp:
         if raw not in keys:
             keys[raw] = resource_hash(raw) if raw else None
     resources = {key: raw for raw, key in keys.items() if key is not None}
-    return [(span_bytes, keys[raw]) for span_bytes, raw in otlp], resources
+    return [(span_bytes, keys[raw], scope) for span_bytes, raw, scope in otlp], resources
 
 
 # The protobuf decoder of the ingest path (records carry wire bytes).

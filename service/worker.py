@@ -38,6 +38,7 @@ from service.evaluation import DeployedRules, judge_trace, trace_from_row, unkno
 from service.settings import Settings
 from storage import assembly, codec
 from storage import jobs as job_store
+from storage import spans as span_store
 from storage.engine import make_engine
 from storage.evaluations import evaluation_rows as store_rows
 from storage.evaluations import insert_evaluations
@@ -124,7 +125,7 @@ def _read_all(
             if (r := rows.get((tenant_id, t))) is not None
             and (not r["derived"] or (r["tool_calls"] is None and r["span_count"]))
         ]
-        for span in assembly.spans_of(conn, tenant_id, need_spans):
+        for span in span_store.spans_of(conn, tenant_id, need_spans):
             spans.setdefault((tenant_id, span["trace_id"]), []).append(span)
         underived = [
             t for t in ids if (r := rows.get((tenant_id, t))) is not None and not r["derived"]

@@ -34,13 +34,10 @@ from storage.models import (
     OPEN_TRACE,
     EvaluationJob,
     LogEventRow,
-    SpanRow,
     Trace,
 )
-from storage.spans import span_select
 
 traces = cast(Table, Trace.__table__)
-spans = cast(Table, SpanRow.__table__)
 log_events = cast(Table, LogEventRow.__table__)
 jobs = cast(Table, EvaluationJob.__table__)
 
@@ -203,32 +200,6 @@ def as_dicts(result: Any) -> list[dict[str, Any]]:
     span and trace once or more, so it takes the values out once."""
     keys = tuple(result.keys())
     return [dict(zip(keys, row, strict=True)) for row in result]
-
-
-# What deriving and judging read of a span: not its arrival time (parsing
-# SQLite's datetime text costs more than the rest of a row), tenant or hash.
-_DERIVED_FROM = tuple(
-    c for c in spans.c if c.name not in ("received_at", "tenant_id", "resource_hash")
-)
-
-
-def spans_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[dict[str, Any]]:
-    """Spans of several traces at once (chunked IN lists), as dicts of what
-    deriving and judging read, with the resource bytes
-    (``storage.spans.span_select``)."""
-    out: list[dict[str, Any]] = []
-    for i in range(0, len(trace_ids), 500):
-        chunk = trace_ids[i : i + 500]
-        out.extend(
-            as_dicts(
-                conn.execute(
-                    span_select(*_DERIVED_FROM).where(
-                        and_(spans.c.tenant_id == tenant_id, spans.c.trace_id.in_(chunk))
-                    )
-                )
-            )
-        )
-    return out
 
 
 def log_events_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -210,35 +211,38 @@ def trace_to_api(row: Any) -> dict[str, Any]:
     }
 
 
-def span_to_api(row: Any) -> dict[str, Any]:
-    attributes, events, resource = _span_payload(row)
+def span_to_api(span: Mapping[str, Any]) -> dict[str, Any]:
+    """The API shape of a stored span (a dict from ``storage.spans.expand``)."""
+    attributes, events, resource = _span_payload(span)
     return {
-        "span_id": row.span_id,
-        "parent_span_id": row.parent_span_id,
-        "name": row.name,
-        "kind": row.iris_kind,
-        "otel_kind": row.kind,
-        "status_code": row.status_code,
-        "status_message": row.status_message,
-        "start_time": ns_to_iso(row.start_unix_nano),
-        "end_time": ns_to_iso(row.end_unix_nano),
+        "span_id": span["span_id"],
+        "parent_span_id": span["parent_span_id"],
+        "name": span["name"],
+        "kind": span["iris_kind"],
+        "otel_kind": span["kind"],
+        "status_code": span["status_code"],
+        "status_message": span["status_message"],
+        "start_time": ns_to_iso(span["start_unix_nano"]),
+        "end_time": ns_to_iso(span["end_unix_nano"]),
         "attributes": attributes,
         "events": events,
         "resource": resource,
-        "scope_name": row.scope_name,
+        "scope_name": span["scope_name"],
     }
 
 
-def _span_payload(row: Any) -> tuple[dict[str, Any], list[Any], dict[str, Any] | None]:
-    """Attributes, events and resource of a stored span (JSON columns or OTLP bytes)."""
-    span_bytes = getattr(row, "otlp_span", None)
+def _span_payload(
+    span: Mapping[str, Any],
+) -> tuple[dict[str, Any], list[Any], dict[str, Any] | None]:
+    """Attributes, events and resource of a stored span (JSON form or OTLP bytes)."""
+    span_bytes = span["otlp_span"]
     if span_bytes is None:
-        return row.attributes or {}, row.events or [], row.resource
+        return span["attributes"] or {}, span["events"] or [], span["resource"]
     # The wire form is decoded by the receivers' own converter, so a span reads
     # back the same whichever way it was stored.
     from receivers.otlp.decode import expand_stored_span
 
-    resource_bytes = row.otlp_resource  # selected through ``storage.spans.span_select``
+    resource_bytes = span["otlp_resource"]
     attributes, events, resource = expand_stored_span(
         bytes(span_bytes), bytes(resource_bytes) if resource_bytes else None
     )

@@ -121,48 +121,57 @@ class Trace(Base):
     )
 
 
-class SpanRow(Base):
-    """One stored span; idempotent on (tenant, trace, span)."""
+class SpanBatchRow(Base):
+    """The spans of one trace that one write stored, sharing a resource and scope.
 
-    __tablename__ = "spans"
+    Spans are idempotent on (tenant, trace, span) all the same: the writer
+    reads which span ids of its traces are stored (``span_ids``) and leaves
+    those out. One row per trace per request instead of one per span is what
+    makes SQLite's share of ingest small: a row costs ~20 µs to insert
+    whatever its size (its key entry lands at a random place of the index),
+    and the standard load's traces bring 4 spans each
+    (``docs/performance.md``, seventh round).
+
+    A batch holds its spans in one of two forms:
+
+    * ``otlp_spans``: spans that arrived as OTLP protobuf, as a serialized
+      ``ScopeSpans`` (the scope, then each ``Span`` exactly as it came),
+      with the serialized ``Resource`` stored once per content in
+      ``span_resources`` and referenced by ``resource_hash``;
+    * ``spans_json``: spans from OTLP/JSON or the native API, a list of
+      objects (span id, names, times, status, attributes, events, resource).
+
+    ``storage.spans`` reads both back as one dict per span.
+    """
+
+    __tablename__ = "span_batches"
 
     tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     trace_id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    span_id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    parent_span_id: Mapped[str | None] = mapped_column(String(16))
-    name: Mapped[str] = mapped_column(String(512))
-    kind: Mapped[str] = mapped_column(String(16))
-    iris_kind: Mapped[str] = mapped_column(String(16))
-    status_code: Mapped[str] = mapped_column(String(8))
-    status_message: Mapped[str | None] = mapped_column(Text)
-    start_unix_nano: Mapped[int] = mapped_column(BigInteger)
-    end_unix_nano: Mapped[int] = mapped_column(BigInteger)
-    attributes: Mapped[Any] = mapped_column(JsonType, nullable=True)
-    events: Mapped[Any] = mapped_column(JsonType, nullable=True)
-    resource: Mapped[Any] = mapped_column(JsonType, nullable=True)
-    scope_name: Mapped[str | None] = mapped_column(String(256))
+    # How many spans of the trace were stored before this batch: unique and
+    # increasing within a trace, so two writers racing to add spans to the
+    # same trace (PostgreSQL) collide on the key and one retries.
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    span_count: Mapped[int] = mapped_column(Integer)
+    # The batch's span ids in order, space-separated (16 hex digits each).
+    span_ids: Mapped[str] = mapped_column(Text)
+    # Protobuf form: each span's Iris kind, space-separated, in the same order.
+    iris_kinds: Mapped[str | None] = mapped_column(Text)
     received_at: Mapped[datetime] = mapped_column(DateTime)
-    # Spans that arrived as OTLP protobuf keep their wire form instead of
-    # ``attributes``/``events``/``resource`` (converting every attribute to
-    # Python at ingest was the receiver's largest cost): the serialized
-    # ``Span`` and the serialized ``Resource`` it came with. Readers go through
-    # ``service.derivation.record_from_row`` / ``codec.span_to_api``.
-    otlp_span: Mapped[bytes | None] = mapped_column(LargeBinary)
-    # The serialized ``Resource`` is the same for every span of an exporter
-    # (often ~300 of a span's ~1,100 bytes), so it is stored once per content
-    # in ``span_resources`` and referenced by its hash.
     resource_hash: Mapped[str | None] = mapped_column(String(32))
+    otlp_spans: Mapped[bytes | None] = mapped_column(LargeBinary)
+    spans_json: Mapped[Any] = mapped_column(JsonType, nullable=True)
 
     # No foreign key to ``traces``: the writer inserts a trace's row in the
     # transaction that stores its first spans, and ``delete_trace`` deletes
     # the spans itself. A per-row key check was the largest cost of ingest on
     # PostgreSQL (its cached check plan, made while the table was small,
-    # scanned ``traces``), and a lookup per span on SQLite.
-    __table_args__ = (Index("ix_spans_tenant_resource", "tenant_id", "resource_hash"),)
+    # scanned ``traces``), and a lookup per row on SQLite.
+    __table_args__ = (Index("ix_span_batches_tenant_resource", "tenant_id", "resource_hash"),)
 
 
 class SpanResource(Base):
-    """One serialized OTLP ``Resource``, shared by every span that came with it.
+    """One serialized OTLP ``Resource``, shared by every span batch that came with it.
 
     Keyed by a hash of its bytes, so a re-sent or concurrent insert of the
     same resource is a no-op; deleting a trace removes the resources no other
@@ -278,7 +287,7 @@ class RuleResultRow(Base):
     critical: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
-    # No foreign key to ``evaluations``, for the reason given on ``SpanRow``:
+    # No foreign key to ``evaluations``, for the reason given on ``SpanBatchRow``:
     # rows are written with their evaluation, and evaluations are never deleted.
     __table_args__ = (Index("ix_rule_results_tenant_rule_outcome", "tenant_id", "rule", "outcome"),)
 

@@ -17,11 +17,11 @@ from typing import Any, ClassVar, cast
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, select, update
 
 from storage.fastinsert import insert_rows
-from storage.models import LogEventRow, SpanResource, SpanRow, Trace
+from storage.models import LogEventRow, SpanResource, Trace
+from storage.spans import SpanPiece, batch_row, span_batches, stored_span_ids
 from storage.writer import WriteJob
 
 traces = cast(Table, Trace.__table__)
-spans = cast(Table, SpanRow.__table__)
 log_events = cast(Table, LogEventRow.__table__)
 span_resources = cast(Table, SpanResource.__table__)
 
@@ -35,7 +35,7 @@ class TraceDelta:
     stored span; here only the aggregate facts are folded in."""
 
     trace_id: str
-    span_rows: list[dict[str, Any]]
+    pieces: list[SpanPiece]
     has_root: bool
     root_span_id: str | None
     first_start: datetime
@@ -57,7 +57,7 @@ class SpanBatchWrite(WriteJob):
     kind: ClassVar[str] = "otlp-spans"
 
     def __post_init__(self) -> None:
-        self.spans = sum(len(d.span_rows) for d in self.deltas)
+        self.spans = sum(len(p.span_ids) for d in self.deltas for p in d.pieces)
 
     @classmethod
     def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
@@ -83,7 +83,6 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     trace_ids = list(merged)
 
     existing_traces: set[str] = set()
-    existing_spans: set[tuple[str, str]] = set()
     for chunk in _chunks(trace_ids):
         existing_traces.update(
             found.trace_id
@@ -93,30 +92,31 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                 )
             )
         )
-        known = [t for t in chunk if t in existing_traces]
-        if known:
-            existing_spans.update(
-                (r.trace_id, r.span_id)
-                for r in conn.execute(
-                    select(spans.c.trace_id, spans.c.span_id).where(
-                        and_(spans.c.tenant_id == tenant_id, spans.c.trace_id.in_(known))
-                    )
-                )
-            )
+    stored = stored_span_ids(conn, tenant_id, [t for t in trace_ids if t in existing_traces])
 
     new_rows: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
-    span_rows: list[dict[str, Any]] = []
+    batch_rows: list[dict[str, Any]] = []
     for trace_id, pieces in merged.items():
         job0 = pieces[0][0]
-        fresh_spans: list[dict[str, Any]] = []
-        for _job, delta in pieces:
-            for span in delta.span_rows:
-                key = (trace_id, span["span_id"])
-                if key in existing_spans:
+        known = stored.get(trace_id, [])
+        seen = set(known)
+        # A batch's key is how many spans of its trace came before it.
+        seq = len(known)
+        fresh = 0
+        for job, delta in pieces:
+            for piece in delta.pieces:
+                wanted = []
+                for i, sid in enumerate(piece.span_ids):
+                    if sid not in seen:  # stored before, or twice in this write
+                        seen.add(sid)
+                        wanted.append(i)
+                if not wanted:
                     continue
-                existing_spans.add(key)
-                fresh_spans.append(span)
+                kept = piece if len(wanted) == len(piece.span_ids) else piece.keep(wanted)
+                batch_rows.append(batch_row(tenant_id, trace_id, seq, kept, job.received_at))
+                seq += len(wanted)
+                fresh += len(wanted)
         has_root = any(d.has_root for _, d in pieces)
         root_span_id = next((d.root_span_id for _, d in pieces if d.has_root), None)
         error = any(d.error for _, d in pieces)
@@ -137,7 +137,7 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                     "root_span_id": root_span_id,
                     "has_root": has_root,
                     "error": error,
-                    "span_count": len(fresh_spans),
+                    "span_count": fresh,
                     "last_span_at": job0.received_at,
                     "finalize_requested": finalize,
                     "derived": False,
@@ -145,11 +145,11 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                     "metadata": {},
                 }
             )
-        elif fresh_spans or finalize:
+        elif fresh or finalize:
             updates.append(
                 {
                     "b_trace_id": trace_id,
-                    "b_count": len(fresh_spans),
+                    "b_count": fresh,
                     "b_has_root": has_root,
                     "b_root": root_span_id,
                     "b_error": error,
@@ -158,7 +158,6 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                     "b_first": first_start,
                 }
             )
-        span_rows.extend(fresh_spans)
 
     resources: dict[str, bytes] = {}
     for job in jobs:
@@ -175,15 +174,12 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     insert_rows(conn, traces, new_rows)
     if updates:
         _update_aggregates(conn, tenant_id, updates)
-    # The rows are new as of this transaction's reads above. On PostgreSQL
-    # they go straight in (COPY): another receiver committing one of the same
-    # spans in between makes this fail with a unique violation, and the
-    # writer retries the request, which then reads that span as stored and
-    # counts it once (``storage.writer.run_transaction``). Ignoring the
-    # conflict instead cost a staging table and a second copy of every span,
-    # ~25 µs of server CPU each, and counted a duplicate span in the trace's
-    # ``span_count`` (its aggregate update had already run).
-    insert_rows(conn, spans, span_rows, ignore_conflicts=conn.dialect.name != "postgresql")
+    # The batches are new as of this transaction's reads above, on both
+    # databases (no OR IGNORE): another writer committing spans of the same
+    # trace in between takes the same ``seq``, so this fails with a unique
+    # violation and the writer retries the request, which then reads those
+    # spans as stored and counts each once (``storage.writer.run_transaction``).
+    insert_rows(conn, span_batches, batch_rows)
 
 
 def _update_aggregates(conn: Connection, tenant_id: str, updates: list[dict[str, Any]]) -> None:

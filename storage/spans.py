@@ -1,23 +1,58 @@
-"""Reading stored spans together with their shared resource.
+"""How spans are stored: batches of one trace's spans, and reading them back.
 
-A span row references its serialized OTLP ``Resource`` by hash
-(``spans.resource_hash`` → ``span_resources``). Every reader selects spans
-through ``span_select`` so it sees the resource bytes as ``otlp_resource``,
-the way ``expand_stored_span`` wants them.
+A write stores the spans it brings to one trace as one ``span_batches`` row
+(``storage.models.SpanBatchRow``) per resource and scope, instead of a row
+per span: SQLite's cost is per row, not per byte. Protobuf spans keep their
+wire bytes (a serialized ``ScopeSpans``), with the serialized ``Resource``
+stored once per content in ``span_resources``; spans from JSON doors are a
+list of objects. Every reader gets one dict per span from ``expand``, with
+the keys a span had when it was a row of its own (see ``SPAN_KEYS``), so
+``service.derivation.record_from_row`` and ``codec.span_to_api`` read both
+forms the same way.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
 
-from storage.models import SpanResource, SpanRow
+from storage.models import SpanBatchRow, SpanResource
 
-spans = cast(Table, SpanRow.__table__)
+span_batches = cast(Table, SpanBatchRow.__table__)
 span_resources = cast(Table, SpanResource.__table__)
+
+_IN_CHUNK = 500
+
+# The keys of one span as readers see it (``expand``). ``attributes``,
+# ``events`` and ``resource`` are None for protobuf spans, whose content is
+# in ``otlp_span`` and ``otlp_resource`` (``receivers.otlp.decode.expand_stored_span``).
+SPAN_KEYS = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "kind",
+    "iris_kind",
+    "status_code",
+    "status_message",
+    "start_unix_nano",
+    "end_unix_nano",
+    "attributes",
+    "events",
+    "resource",
+    "scope_name",
+    "received_at",
+    "otlp_span",
+    "otlp_resource",
+)
+# What a JSON-form span object holds (the rest comes from its batch).
+JSON_SPAN_KEYS = tuple(
+    k for k in SPAN_KEYS if k not in ("trace_id", "received_at", "otlp_span", "otlp_resource")
+)
 
 
 def resource_hash(raw: bytes) -> str:
@@ -25,23 +60,215 @@ def resource_hash(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def span_select(*columns: Any) -> Select[tuple[object, ...]]:
-    """``SELECT spans.*, span_resources.otlp_resource`` (NULL for JSON spans),
-    or only the given ``spans`` columns and the resource bytes."""
-    joined = spans.outerjoin(
+@dataclass
+class SpanPiece:
+    """Spans one request brings to one trace under one resource and scope.
+
+    Exactly one of ``otlp_spans`` (protobuf: each span's wire bytes, with the
+    serialized scope in ``scope``) and ``json_spans`` (objects with
+    ``JSON_SPAN_KEYS``) is set; ``span_ids`` and ``iris_kinds`` run parallel
+    to it."""
+
+    span_ids: list[str]
+    iris_kinds: list[str]
+    resource_hash: str | None = None
+    scope: bytes = b""
+    otlp_spans: list[bytes] | None = None
+    json_spans: list[dict[str, Any]] | None = None
+
+    def keep(self, wanted: Sequence[int]) -> SpanPiece:
+        """The same piece with only the spans at ``wanted`` (for idempotency)."""
+        return SpanPiece(
+            [self.span_ids[i] for i in wanted],
+            [self.iris_kinds[i] for i in wanted],
+            self.resource_hash,
+            self.scope,
+            None if self.otlp_spans is None else [self.otlp_spans[i] for i in wanted],
+            None if self.json_spans is None else [self.json_spans[i] for i in wanted],
+        )
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(tag: bytes, payload: bytes) -> bytes:
+    return tag + _varint(len(payload)) + payload
+
+
+def pack_scope_spans(scope: bytes, spans: Iterable[bytes]) -> bytes:
+    """A serialized OTLP ``ScopeSpans``: field 1 the scope, field 2 each span."""
+    parts = [_field(b"\x0a", scope)] if scope else []
+    parts.extend(_field(b"\x12", s) for s in spans)
+    return b"".join(parts)
+
+
+def batch_row(
+    tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
+) -> dict[str, Any]:
+    """The ``span_batches`` row of one piece."""
+    protobuf = piece.otlp_spans is not None
+    return {
+        "tenant_id": tenant_id,
+        "trace_id": trace_id,
+        "seq": seq,
+        "span_count": len(piece.span_ids),
+        "span_ids": " ".join(piece.span_ids),
+        "iris_kinds": " ".join(piece.iris_kinds) if protobuf else None,
+        "received_at": received_at,
+        "resource_hash": piece.resource_hash,
+        "otlp_spans": pack_scope_spans(piece.scope, piece.otlp_spans or ()) if protobuf else None,
+        "spans_json": piece.json_spans,
+    }
+
+
+def json_piece(spans: Sequence[Mapping[str, Any]]) -> SpanPiece:
+    """A JSON-form piece from span dicts (any extra keys are dropped)."""
+    objects = [{k: s.get(k) for k in JSON_SPAN_KEYS} for s in spans]
+    return SpanPiece(
+        [str(o["span_id"]) for o in objects],
+        [str(o["iris_kind"]) for o in objects],
+        json_spans=objects,
+    )
+
+
+# ---------------------------------------------------------------------------
+# reading
+
+
+def batch_select(*columns: Any) -> Select[tuple[object, ...]]:
+    """``SELECT`` batches (all columns, or the given ones) with their resource
+    bytes as ``otlp_resource`` (NULL for JSON batches)."""
+    joined = span_batches.outerjoin(
         span_resources,
         and_(
-            span_resources.c.tenant_id == spans.c.tenant_id,
-            span_resources.c.resource_hash == spans.c.resource_hash,
+            span_resources.c.tenant_id == span_batches.c.tenant_id,
+            span_resources.c.resource_hash == span_batches.c.resource_hash,
         ),
     )
-    return select(*(columns or (spans,)), span_resources.c.otlp_resource).select_from(joined)
+    return select(*(columns or (span_batches,)), span_resources.c.otlp_resource).select_from(joined)
+
+
+def _wrap_request(scope_spans: bytes) -> bytes:
+    """An ``ExportTraceServiceRequest`` holding one ``ResourceSpans`` (no
+    resource) holding ``scope_spans``: what the receivers' decoder reads."""
+    return _field(b"\x0a", _field(b"\x12", scope_spans))
+
+
+def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    # The receivers' own lean decoder reads the spans back, so a stored span
+    # has the ids, names, kinds, times and status it had on arrival.
+    from receivers.otlp.decode import decode_traces_protobuf_lean
+
+    decoded = decode_traces_protobuf_lean(_wrap_request(bytes(row["otlp_spans"])))
+    otlp = decoded.otlp or []
+    kinds = (row["iris_kinds"] or "").split()
+    resource = row["otlp_resource"]
+    resource_bytes = bytes(resource) if resource is not None else None
+    received_at = row["received_at"]
+    out = []
+    for i, r in enumerate(decoded.spans):
+        out.append(
+            {
+                "trace_id": r.trace_id,
+                "span_id": r.span_id,
+                "parent_span_id": r.parent_span_id,
+                "name": r.name,
+                "kind": r.kind,
+                "iris_kind": kinds[i] if i < len(kinds) else "SPAN",
+                "status_code": r.status_code,
+                "status_message": r.status_message,
+                "start_unix_nano": r.start_unix_nano,
+                "end_unix_nano": r.end_unix_nano,
+                "attributes": None,
+                "events": None,
+                "resource": None,
+                "scope_name": r.scope_name,
+                "received_at": received_at,
+                "otlp_span": otlp[i][0],
+                "otlp_resource": resource_bytes,
+            }
+        )
+    return out
+
+
+def expand(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One dict per stored span (``SPAN_KEYS``) from batch rows selected
+    through ``batch_select``, in the rows' order and each batch's order."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if row["otlp_spans"] is not None:
+            out.extend(_expand_protobuf(row))
+            continue
+        trace_id, received_at = row["trace_id"], row["received_at"]
+        for obj in row["spans_json"] or ():
+            span = {k: obj.get(k) for k in JSON_SPAN_KEYS}
+            span["trace_id"] = trace_id
+            span["received_at"] = received_at
+            span["otlp_span"] = None
+            span["otlp_resource"] = None
+            out.append(span)
+    return out
+
+
+def spans_of(conn: Connection, tenant_id: str, trace_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The spans of several traces (chunked IN lists), ordered by trace and
+    span id, each a dict of ``SPAN_KEYS``."""
+    out: list[dict[str, Any]] = []
+    ids = list(trace_ids)
+    for i in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[i : i + _IN_CHUNK]
+        result = conn.execute(
+            batch_select().where(
+                and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id.in_(chunk))
+            )
+        )
+        keys = tuple(result.keys())
+        out.extend(expand(dict(zip(keys, r, strict=True)) for r in result))
+    out.sort(key=lambda s: (s["trace_id"], s["span_id"]))
+    return out
+
+
+def stored_span_ids(
+    conn: Connection, tenant_id: str, trace_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """The span ids stored for each of ``trace_ids`` that has any."""
+    out: dict[str, list[str]] = {}
+    ids = list(trace_ids)
+    for i in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[i : i + _IN_CHUNK]
+        for trace_id, span_ids in conn.execute(
+            select(span_batches.c.trace_id, span_batches.c.span_ids).where(
+                and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id.in_(chunk))
+            )
+        ):
+            out.setdefault(trace_id, []).extend(span_ids.split())
+    return out
+
+
+def delete_spans(conn: Connection, tenant_id: str, trace_id: str) -> int:
+    """Delete a trace's spans and the resources nothing references any more;
+    returns how many spans there were."""
+    of_trace = and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id == trace_id)
+    found = conn.execute(
+        select(span_batches.c.resource_hash, span_batches.c.span_count).where(of_trace)
+    ).all()
+    conn.execute(delete(span_batches).where(of_trace))
+    drop_unreferenced_resources(conn, tenant_id, [h for h, _ in found if h is not None])
+    return sum(int(n) for _, n in found)
 
 
 def drop_unreferenced_resources(conn: Connection, tenant_id: str, hashes: Iterable[str]) -> None:
-    """Delete the given resources that no stored span references any more."""
+    """Delete the given resources that no stored span batch references any more."""
     for h in sorted(set(hashes)):
-        in_use = exists().where(and_(spans.c.tenant_id == tenant_id, spans.c.resource_hash == h))
+        in_use = exists().where(
+            and_(span_batches.c.tenant_id == tenant_id, span_batches.c.resource_hash == h)
+        )
         conn.execute(
             delete(span_resources).where(
                 and_(

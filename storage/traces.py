@@ -15,11 +15,10 @@ from typing import Any, Literal, cast
 from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
 
 from storage import ruleprofiles, search
-from storage.models import AuditEntry, Evaluation, SpanRow, Trace
-from storage.spans import drop_unreferenced_resources, span_select
+from storage.models import AuditEntry, Evaluation, Trace
+from storage.spans import batch_row, delete_spans, json_piece, span_batches, spans_of
 
 traces = cast(Table, Trace.__table__)
-spans = cast(Table, SpanRow.__table__)
 evaluations = cast(Table, Evaluation.__table__)
 audit = cast(Table, AuditEntry.__table__)
 
@@ -37,11 +36,18 @@ def insert_traces(
     *,
     index: bool = True,
 ) -> None:
-    """Insert complete traces with their spans and search rows."""
+    """Insert complete traces with their spans (one batch per trace) and search rows."""
     if rows:
         conn.execute(traces.insert(), list(rows))
-    if span_rows:
-        conn.execute(spans.insert(), list(span_rows))
+    by_trace: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for span in span_rows:
+        by_trace.setdefault((span["tenant_id"], span["trace_id"]), []).append(span)
+    batches = [
+        batch_row(tenant_id, trace_id, 0, json_piece(group), group[0]["received_at"])
+        for (tenant_id, trace_id), group in by_trace.items()
+    ]
+    if batches:
+        conn.execute(span_batches.insert(), batches)
     if index:
         search.index_rows(conn, rows)
 
@@ -187,14 +193,11 @@ def get_trace(conn: Connection, tenant_id: str, trace_id: str) -> Any | None:
     ).first()
 
 
-def get_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[Any]:
-    return list(
-        conn.execute(
-            span_select()
-            .where(and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id))
-            .order_by(spans.c.start_unix_nano, spans.c.span_id)
-        )
-    )
+def get_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[dict[str, Any]]:
+    """A trace's spans in start order, each a dict (``storage.spans.SPAN_KEYS``)."""
+    found = spans_of(conn, tenant_id, [trace_id])
+    found.sort(key=lambda s: (s["start_unix_nano"], s["span_id"]))
+    return found
 
 
 def count_traces(conn: Connection, tenant_id: str) -> int:
@@ -239,14 +242,7 @@ def delete_trace(
     if row is None:
         return False
     search.remove(conn, [(tenant_id, trace_id)])
-    of_trace = and_(spans.c.tenant_id == tenant_id, spans.c.trace_id == trace_id)
-    resource_hashes = [
-        h
-        for (h,) in conn.execute(select(spans.c.resource_hash).where(of_trace).distinct())
-        if h is not None
-    ]
-    span_count = conn.execute(delete(spans).where(of_trace)).rowcount
-    drop_unreferenced_resources(conn, tenant_id, resource_hashes)
+    span_count = delete_spans(conn, tenant_id, trace_id)
     conn.execute(
         delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
     )

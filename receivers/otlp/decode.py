@@ -55,9 +55,10 @@ class DecodedBatch:
     rejected_spans: int = 0
     rejection_reasons: list[str] = field(default_factory=list)
     # Lean protobuf decoding only (see ``lean_records_from_message``): per span,
-    # its serialized ``Span`` and its serialized ``Resource``; the records then
-    # carry only the attributes in ``INGEST_ATTRIBUTE_KEYS``.
-    otlp: list[tuple[bytes, bytes]] | None = None
+    # its serialized ``Span``, ``Resource`` and ``InstrumentationScope`` (the
+    # last two one bytes object per ``ResourceSpans`` / ``ScopeSpans``); the
+    # records then carry only the attributes in ``INGEST_ATTRIBUTE_KEYS``.
+    otlp: list[tuple[bytes, bytes, bytes]] | None = None
 
     def reject(self, reason: str) -> None:
         self.rejected_spans += 1
@@ -219,6 +220,7 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
                 return None
             scope = ss.scope
             scope_name, scope_version = scope.name or None, scope.version or None
+            scope_bytes = scope.SerializeToString()
             for i, t in enumerate(spans):
                 if t[0] is None:
                     batch.reject(_pb_reason(ri, si, i, t[1], t[2], t[3]))
@@ -241,7 +243,7 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
                         scope_version,
                     )
                 )
-                blob((t[9], resource_bytes))
+                blob((t[9], resource_bytes, scope_bytes))
     return batch
 
 
@@ -250,7 +252,7 @@ def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
 
     Same ids, rejections, names, kinds, times and status as
     ``records_from_message``; ``batch.otlp[i]`` is ``(span bytes, resource
-    bytes)`` for ``batch.spans[i]``, and ``expand_stored_span`` turns them back
+    bytes, scope bytes)`` for ``batch.spans[i]``, and ``expand_stored_span`` turns them back
     into the attributes, events and resource the full decoder gives. The
     resource is converted once per ``ResourceSpans`` (it is small and the
     service name is needed at ingest). Serialising a span is upb work (C), so
@@ -266,6 +268,7 @@ def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
         resource = pb_attributes(resource_pb.attributes)
         resource_bytes = resource_pb.SerializeToString()
         for si, ss in enumerate(rs.scope_spans):
+            scope_bytes = ss.scope.SerializeToString()
             for i, s in enumerate(ss.spans):
                 ids = _span_ids(s)
                 if ids is None:
@@ -273,7 +276,7 @@ def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:
                     continue
                 attrs = {kv.key: pb_any(kv.value) for kv in s.attributes if kv.key in wanted}
                 append(_record(s, ids, attrs, [], resource, ss.scope))
-                blob((s.SerializeToString(), resource_bytes))
+                blob((s.SerializeToString(), resource_bytes, scope_bytes))
     return batch
 
 

@@ -75,11 +75,7 @@ def build_request(
     body: EvaluateBody, stored: Any | None, stored_spans: list[Any]
 ) -> EvaluationRequest:
     """The engine request: the call's fields, else what the linked trace stored."""
-    trace = (
-        trace_from_row(stored._mapping, [s._mapping for s in stored_spans])
-        if stored is not None
-        else None
-    )
+    trace = trace_from_row(stored._mapping, stored_spans) if stored is not None else None
     tool_calls = (
         tuple(ToolCall(**c.model_dump()) for c in body.tool_calls)
         if body.tool_calls is not None

@@ -156,7 +156,7 @@ async def evaluate_runs(state: ServiceState, payload: Any) -> dict[str, Any]:
         if row.trace_id in already:
             continue
         try:
-            trace = trace_from_row(row._mapping, [s._mapping for s in spans.get(row.trace_id, ())])
+            trace = trace_from_row(row._mapping, spans.get(row.trace_id, []))
             todo.append((row, EvaluationRequest.from_trace(trace)))
         except Exception as exc:  # one unreadable trace must not stop the run
             failed.append({"trace_id": row.trace_id, "reason": f"{type(exc).__name__}: {exc}"})

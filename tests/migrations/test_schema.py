@@ -25,7 +25,7 @@ def test_at_head_and_idempotent(engine: Engine) -> None:
     tables = set(inspect(engine).get_table_names())
     assert {
         "traces",
-        "spans",
+        "span_batches",
         "evaluations",
         "evaluation_jobs",
         "custom_rules",

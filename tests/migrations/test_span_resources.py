@@ -6,7 +6,7 @@ from alembic import command
 from sqlalchemy import Engine, text
 
 from storage import migrate
-from storage.spans import resource_hash, span_select, spans
+from storage.spans import resource_hash
 
 
 def _to(engine: Engine, revision: str, *, down: bool) -> None:
@@ -45,7 +45,7 @@ def test_upgrade_moves_resources_and_downgrade_restores(engine: Engine) -> None:
                         "res": res,
                     },
                 )
-        _to(engine, "head", down=False)
+        _to(engine, "0005", down=False)
         with engine.connect() as conn:
             stored = dict(
                 conn.execute(text("SELECT resource_hash, otlp_resource FROM span_resources")).all()
@@ -54,8 +54,14 @@ def test_upgrade_moves_resources_and_downgrade_restores(engine: Engine) -> None:
                 resource_hash(b"resource-one"): b"resource-one",
                 resource_hash(b"resource-two"): b"resource-two",
             }
-            rows = conn.execute(span_select().order_by(spans.c.span_id)).all()
-            assert [bytes(r.otlp_resource) for r in rows] == [
+            rows = conn.execute(
+                text(
+                    "SELECT r.otlp_resource FROM spans s JOIN span_resources r "
+                    "ON r.tenant_id = s.tenant_id AND r.resource_hash = s.resource_hash "
+                    "ORDER BY s.span_id"
+                )
+            ).all()
+            assert [bytes(r[0]) for r in rows] == [
                 b"resource-one",
                 b"resource-one",
                 b"resource-two",

@@ -51,10 +51,11 @@ def _assert_same(body: bytes) -> DecodedBatch:
     assert got.rejection_reasons == expected.rejection_reasons
     assert got.otlp is not None and expected.otlp is not None
     assert len(got.otlp) == len(expected.otlp)
-    for (span_got, resource_got), (span_exp, resource_exp) in zip(
+    for (span_got, resource_got, scope_got), (span_exp, resource_exp, scope_exp) in zip(
         got.otlp, expected.otlp, strict=True
     ):
         assert resource_got == resource_exp
+        assert scope_got == scope_exp
         assert Span.FromString(span_got) == Span.FromString(span_exp)
     return got
 
@@ -267,7 +268,7 @@ def _assert_expands_alike(span_bytes: bytes) -> None:
 def test_every_fixture_span_expands_as_upb_converts_it(rel: str) -> None:
     batch = decode_traces_protobuf_lean((FIXTURES / rel).read_bytes())
     assert batch.otlp
-    for span_bytes, _ in batch.otlp:
+    for span_bytes, _, _ in batch.otlp:
         _assert_expands_alike(span_bytes)
 
 

@@ -10,14 +10,25 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from storage.engine import make_engine
-from storage.models import SpanRow
+from storage.spans import span_batches
 from tests.support.live import live_server
 from tests.support.otlp_bodies import agent_request
 
 pytestmark = pytest.mark.slow
+
+
+def _stored_span_keys(conn: Connection) -> set[tuple[str, str]]:
+    """(trace id, span id) of every stored span."""
+    return {
+        (trace_id, span_id)
+        for trace_id, span_ids in conn.execute(
+            select(span_batches.c.trace_id, span_batches.c.span_ids)
+        )
+        for span_id in span_ids.split()
+    }
 
 
 def _descendants(pid: int) -> list[int]:
@@ -96,9 +107,7 @@ def test_sigkill_mid_load_loses_no_acknowledged_span(
     assert len(acknowledged) < len(bodies) * 90, "the kill came after the load finished"
     engine = make_engine(db_url)
     with engine.connect() as conn:
-        stored = {
-            (r.trace_id, r.span_id) for r in conn.execute(select(SpanRow.trace_id, SpanRow.span_id))
-        }
+        stored = _stored_span_keys(conn)
     engine.dispose()
     missing = acknowledged - stored
     assert not missing, f"{len(missing)} acknowledged spans were lost"
@@ -130,8 +139,6 @@ def test_sigterm_stops_every_process_after_committing(tmp_path: Path, db_url: st
     assert not any(_alive(pid) for pid in helpers)
     engine = make_engine(db_url)
     with engine.connect() as conn:
-        stored = {
-            (r.trace_id, r.span_id) for r in conn.execute(select(SpanRow.trace_id, SpanRow.span_id))
-        }
+        stored = _stored_span_keys(conn)
     engine.dispose()
     assert set(ids) <= stored

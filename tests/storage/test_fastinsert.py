@@ -9,50 +9,54 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from storage.fastinsert import COPY_MIN_ROWS, insert_rows
-from storage.models import EvaluationJob, LogEventRow, SpanRow
-from storage.spans import spans
+from storage.models import EvaluationJob, LogEventRow
+from storage.spans import span_batches
 
 log_events = LogEventRow.__table__
 jobs = EvaluationJob.__table__
 
 
 def _span(i: int) -> dict[str, object]:
+    """A span batch row with awkward values: COPY escapes, JSON, bytes 0-255."""
     return {
         "tenant_id": "t",
         "trace_id": f"{i // 3:032x}",
-        "span_id": f"{i + 1:016x}",
-        "parent_span_id": None if i % 3 == 0 else f"{i:016x}",
-        "name": f"span é {i}\ttab\\back\nline",
-        "kind": "INTERNAL",
-        "iris_kind": "TOOL",
-        "status_code": "OK",
-        "status_message": None,
-        "start_unix_nano": 1_764_547_200_000_000_000 + i,
-        "end_unix_nano": 1_764_547_200_000_000_100 + i,
-        "attributes": {"k": [1, "two", None, {"n": i}], "q": 'quote " and \\'} if i % 2 else None,
-        "events": None,
-        "resource": None,
-        "scope_name": "scope",
+        "seq": i % 3,
+        "span_count": 1,
+        "span_ids": f"{i + 1:016x}",
+        "iris_kinds": "TOOL" if i % 2 == 0 else None,
         "received_at": datetime(2026, 11, 30, 5, 0, i % 60, 123456),
-        "otlp_span": bytes(range(256)) + bytes([i % 256]),
         "resource_hash": None,
+        "otlp_spans": bytes(range(256)) + bytes([i % 256]) if i % 2 == 0 else None,
+        "spans_json": [
+            {
+                "name": f"span é {i}\ttab\\back\nline",
+                "start_unix_nano": 1_764_547_200_000_000_000 + i,
+                "attributes": {"k": [1, "two", None, {"n": i}], "q": 'quote " and \\'},
+            }
+        ]
+        if i % 2
+        else None,
     }
 
 
 def _stored(engine: Engine) -> list[dict[str, object]]:
     with engine.connect() as conn:
-        rows = conn.execute(select(spans).order_by(spans.c.span_id)).mappings().all()
-    return [{**r, "otlp_span": bytes(r["otlp_span"])} for r in rows]
+        rows = conn.execute(select(span_batches).order_by(span_batches.c.span_ids)).mappings().all()
+    return [
+        {**r, "otlp_spans": None if r["otlp_spans"] is None else bytes(r["otlp_spans"])}
+        for r in rows
+    ]
 
 
 @pytest.mark.parametrize("count", [3, COPY_MIN_ROWS * 3])
 def test_rows_round_trip_and_duplicates_are_ignored(engine: Engine, count: int) -> None:
     rows = [_span(i) for i in range(count)]
     with engine.begin() as conn:
-        insert_rows(conn, SpanRow.__table__, rows, ignore_conflicts=True)
+        insert_rows(conn, span_batches, rows, ignore_conflicts=True)
     with engine.begin() as conn:  # a re-sent batch, half new
         more = rows + [_span(i) for i in range(count, count * 2)]
-        insert_rows(conn, SpanRow.__table__, more, ignore_conflicts=True)
+        insert_rows(conn, span_batches, more, ignore_conflicts=True)
     stored = _stored(engine)
     assert stored == [_span(i) for i in range(count * 2)]
 
@@ -61,9 +65,9 @@ def test_rows_round_trip_and_duplicates_are_ignored(engine: Engine, count: int) 
 def test_duplicates_fail_without_ignore(engine: Engine, count: int) -> None:
     rows = [_span(i) for i in range(count)]
     with engine.begin() as conn:
-        insert_rows(conn, SpanRow.__table__, rows)
+        insert_rows(conn, span_batches, rows)
     with pytest.raises(IntegrityError), engine.begin() as conn:
-        insert_rows(conn, SpanRow.__table__, [*rows, _span(count)])
+        insert_rows(conn, span_batches, [*rows, _span(count)])
     assert len(_stored(engine)) == count
 
 

@@ -1,9 +1,10 @@
 """Two writers storing the same spans at once: each span stored once, neither refused.
 
-The span writer reads which spans are stored, then inserts the rest without
-an ON CONFLICT clause on PostgreSQL. A second receiver committing the same
-span between the read and the insert makes the insert fail with a unique
-violation; the writer retries the request, which then reads it as stored.
+The span writer reads which spans of its traces are stored, then inserts the
+rest as a batch keyed by how many spans the trace had, without an ON CONFLICT
+clause. A second receiver committing spans of the same trace between the read
+and the insert makes the insert fail with a unique violation; the writer
+retries the request, which then reads them as stored.
 The test forces that interleaving: both writers read before either inserts.
 """
 
@@ -17,17 +18,16 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from storage import otlp
-from storage.models import SpanRow, Trace
+from storage.models import Trace
 from storage.otlp import SpanBatchWrite, TraceDelta
+from storage.spans import json_piece, spans_of
 from storage.writer import run_transaction
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 
 
-def _span(trace_id: str, span_id: str, parent: str | None) -> dict[str, Any]:
+def _span(span_id: str, parent: str | None) -> dict[str, Any]:
     return {
-        "tenant_id": "local",
-        "trace_id": trace_id,
         "span_id": span_id,
         "parent_span_id": parent,
         "name": "execute_tool lookup",
@@ -41,17 +41,14 @@ def _span(trace_id: str, span_id: str, parent: str | None) -> dict[str, Any]:
         "events": None,
         "resource": None,
         "scope_name": None,
-        "received_at": T0,
-        "otlp_span": None,
-        "resource_hash": None,
     }
 
 
 def _request(trace_id: str, span_ids: list[str], *, root: bool = False) -> SpanBatchWrite:
-    rows = [_span(trace_id, s, None if root and i == 0 else "r0") for i, s in enumerate(span_ids)]
+    rows = [_span(s, None if root and i == 0 else "r0") for i, s in enumerate(span_ids)]
     delta = TraceDelta(
         trace_id=trace_id,
-        span_rows=rows,
+        pieces=[json_piece(rows)],
         has_root=root,
         root_span_id=span_ids[0] if root else None,
         first_start=T0,
@@ -64,7 +61,9 @@ def _request(trace_id: str, span_ids: list[str], *, root: bool = False) -> SpanB
 
 def test_racing_writers_store_each_span_once(engine: Engine, monkeypatch: Any) -> None:
     if engine.dialect.name != "postgresql":
-        pytest.skip("SQLite has one writer at a time: its inserts ignore conflicts instead")
+        pytest.skip(
+            "SQLite has one writer at a time: the second cannot read before the first writes"
+        )
     trace_id = "ab" * 16
     # the trace exists (its root came earlier), so the race is on the spans alone
     ok, failures = run_transaction(engine, [_request(trace_id, ["r0"], root=True)])
@@ -95,7 +94,7 @@ def test_racing_writers_store_each_span_once(engine: Engine, monkeypatch: Any) -
     assert len(outcomes) == 2
     assert [failures for _, failures in outcomes] == [0, 0], outcomes
     with engine.connect() as conn:
-        stored = sorted(conn.execute(select(SpanRow.span_id)).scalars())
+        stored = sorted(s["span_id"] for s in spans_of(conn, "local", [trace_id]))
         span_count = conn.execute(select(Trace.span_count)).scalar_one()
         traces = conn.execute(select(func.count()).select_from(Trace)).scalar_one()
     assert stored == ["r0", "s1", "s2", "s3"]

@@ -94,14 +94,14 @@ def build_deltas(
     otlp: list[tuple[bytes, str | None, bytes]] | None = None,
 ) -> list[TraceDelta]:
     """One ``TraceDelta`` per trace of a request, its spans in one piece per
-    resource and scope; ``otlp`` gives each span's wire bytes, its resource's
+    resource; ``otlp`` gives each span's wire bytes, its resource's
     hash (see ``shared_resources``) and its scope's bytes."""
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(spans):
         groups.setdefault(r.trace_id, []).append(i)
     deltas = []
     for trace_id, indexes in groups.items():
-        pieces: dict[tuple[str | None, bytes], SpanPiece] = {}
+        pieces: dict[str | None, SpanPiece] = {}
         root_span_id = None
         first: int | None = None
         error = finalize = False
@@ -111,19 +111,18 @@ def build_deltas(
             iris_kind, finalizes = span_facts(r)
             if otlp is not None:
                 span_bytes, key, scope = otlp[i]
-                piece = pieces.get((key, scope))
+                piece = pieces.get(key)
                 if piece is None:
-                    piece = pieces[(key, scope)] = SpanPiece([], [], key, scope, otlp_spans=[])
-                assert piece.otlp_spans is not None
-                piece.otlp_spans.append(span_bytes)
+                    piece = pieces[key] = SpanPiece([], [], key, otlp_scopes=[])
+                piece.add_otlp(r.span_id, iris_kind, scope, span_bytes)
             else:
-                piece = pieces.get((None, b""))
+                piece = pieces.get(None)
                 if piece is None:
-                    piece = pieces[(None, b"")] = SpanPiece([], [], json_spans=[])
+                    piece = pieces[None] = SpanPiece([], [], json_spans=[])
                 assert piece.json_spans is not None
                 piece.json_spans.append(json_span(r, iris_kind))
-            piece.span_ids.append(r.span_id)
-            piece.iris_kinds.append(iris_kind)
+                piece.span_ids.append(r.span_id)
+                piece.iris_kinds.append(iris_kind)
             if not r.parent_span_id and root_span_id is None:
                 root_span_id = r.span_id
             start = r.start_unix_nano

@@ -122,7 +122,7 @@ class Trace(Base):
 
 
 class SpanBatchRow(Base):
-    """The spans of one trace that one write stored, sharing a resource and scope.
+    """The spans of one trace that one write stored, sharing a resource.
 
     Spans are idempotent on (tenant, trace, span) all the same: the writer
     reads which span ids of its traces are stored (``span_ids``) and leaves
@@ -135,9 +135,9 @@ class SpanBatchRow(Base):
     A batch holds its spans in one of two forms:
 
     * ``otlp_spans``: spans that arrived as OTLP protobuf, as a serialized
-      ``ScopeSpans`` (the scope, then each ``Span`` exactly as it came),
-      with the serialized ``Resource`` stored once per content in
-      ``span_resources`` and referenced by ``resource_hash``;
+      ``ResourceSpans`` without its resource (each scope, then each ``Span``
+      exactly as it came), the serialized ``Resource`` being stored once per
+      content in ``span_resources`` and referenced by ``resource_hash``;
     * ``spans_json``: spans from OTLP/JSON or the native API, a list of
       objects (span id, names, times, status, attributes, events, resource).
 

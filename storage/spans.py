@@ -1,12 +1,13 @@
 """How spans are stored: batches of one trace's spans, and reading them back.
 
 A write stores the spans it brings to one trace as one ``span_batches`` row
-(``storage.models.SpanBatchRow``) per resource and scope, instead of a row
-per span: SQLite's cost is per row, not per byte. Protobuf spans keep their
-wire bytes (a serialized ``ScopeSpans``), with the serialized ``Resource``
-stored once per content in ``span_resources``; spans from JSON doors are a
-list of objects. Every reader gets one dict per span from ``expand``, with
-the keys a span had when it was a row of its own (see ``SPAN_KEYS``), so
+(``storage.models.SpanBatchRow``) per resource, instead of a row per span:
+SQLite's cost is per row, not per byte. Protobuf spans keep their wire bytes
+(a serialized ``ResourceSpans`` without its resource: each scope, then its
+spans), with the serialized ``Resource`` stored once per content in
+``span_resources``; spans from JSON doors are a list of objects. Every
+reader gets one dict per span from ``expand``, with the keys a span had
+when it was a row of its own (see ``SPAN_KEYS``), so
 ``service.derivation.record_from_row`` and ``codec.span_to_api`` read both
 forms the same way.
 """
@@ -62,30 +63,48 @@ def resource_hash(raw: bytes) -> str:
 
 @dataclass
 class SpanPiece:
-    """Spans one request brings to one trace under one resource and scope.
+    """Spans one request brings to one trace under one resource.
 
-    Exactly one of ``otlp_spans`` (protobuf: each span's wire bytes, with the
-    serialized scope in ``scope``) and ``json_spans`` (objects with
-    ``JSON_SPAN_KEYS``) is set; ``span_ids`` and ``iris_kinds`` run parallel
-    to it."""
+    Exactly one form is set: ``otlp_scopes`` (protobuf: runs of (serialized
+    scope, the wire bytes of its spans)) or ``json_spans`` (objects with
+    ``JSON_SPAN_KEYS``). ``span_ids`` and ``iris_kinds`` run parallel to the
+    spans, in that order."""
 
     span_ids: list[str]
     iris_kinds: list[str]
     resource_hash: str | None = None
-    scope: bytes = b""
-    otlp_spans: list[bytes] | None = None
+    otlp_scopes: list[tuple[bytes, list[bytes]]] | None = None
     json_spans: list[dict[str, Any]] | None = None
+
+    def add_otlp(self, span_id: str, iris_kind: str, scope: bytes, span: bytes) -> None:
+        """Append a protobuf span (its scope's run continues or a new one starts)."""
+        runs = self.otlp_scopes
+        assert runs is not None
+        if runs and runs[-1][0] == scope:
+            runs[-1][1].append(span)
+        else:
+            runs.append((scope, [span]))
+        self.span_ids.append(span_id)
+        self.iris_kinds.append(iris_kind)
 
     def keep(self, wanted: Sequence[int]) -> SpanPiece:
         """The same piece with only the spans at ``wanted`` (for idempotency)."""
-        return SpanPiece(
+        kept = SpanPiece(
             [self.span_ids[i] for i in wanted],
             [self.iris_kinds[i] for i in wanted],
             self.resource_hash,
-            self.scope,
-            None if self.otlp_spans is None else [self.otlp_spans[i] for i in wanted],
-            None if self.json_spans is None else [self.json_spans[i] for i in wanted],
+            json_spans=None if self.json_spans is None else [self.json_spans[i] for i in wanted],
         )
+        if self.otlp_scopes is not None:
+            chosen = set(wanted)
+            kept.otlp_scopes = []
+            at = 0
+            for scope, spans in self.otlp_scopes:
+                run = [s for k, s in enumerate(spans, at) if k in chosen]
+                at += len(spans)
+                if run:
+                    kept.otlp_scopes.append((scope, run))
+        return kept
 
 
 def _varint(n: int) -> bytes:
@@ -97,32 +116,46 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-def _field(tag: bytes, payload: bytes) -> bytes:
-    return tag + _varint(len(payload)) + payload
+# Length prefixes of the sizes most spans have, made once.
+_SHORT = 4096
+_LENGTHS = tuple(_varint(n) for n in range(_SHORT))
+
+
+def _framed(tag: bytes, parts: Iterable[bytes]) -> bytes:
+    """Each part as a length-delimited protobuf field ``tag``, concatenated."""
+    lengths, short = _LENGTHS, _SHORT
+    return b"".join(
+        [x for p in parts for x in (tag, lengths[len(p)] if len(p) < short else _varint(len(p)), p)]
+    )
 
 
 def pack_scope_spans(scope: bytes, spans: Iterable[bytes]) -> bytes:
     """A serialized OTLP ``ScopeSpans``: field 1 the scope, field 2 each span."""
-    parts = [_field(b"\x0a", scope)] if scope else []
-    parts.extend(_field(b"\x12", s) for s in spans)
-    return b"".join(parts)
+    head = _framed(b"\x0a", (scope,)) if scope else b""
+    return head + _framed(b"\x12", spans)
+
+
+def pack_resource_spans(scopes: Iterable[tuple[bytes, Iterable[bytes]]]) -> bytes:
+    """A serialized OTLP ``ResourceSpans`` without its resource: field 2 each
+    ``ScopeSpans`` (the resource is stored apart, in ``span_resources``)."""
+    return _framed(b"\x12", [pack_scope_spans(scope, spans) for scope, spans in scopes])
 
 
 def batch_row(
     tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
 ) -> dict[str, Any]:
     """The ``span_batches`` row of one piece."""
-    protobuf = piece.otlp_spans is not None
+    scopes = piece.otlp_scopes
     return {
         "tenant_id": tenant_id,
         "trace_id": trace_id,
         "seq": seq,
         "span_count": len(piece.span_ids),
         "span_ids": " ".join(piece.span_ids),
-        "iris_kinds": " ".join(piece.iris_kinds) if protobuf else None,
+        "iris_kinds": None if scopes is None else " ".join(piece.iris_kinds),
         "received_at": received_at,
         "resource_hash": piece.resource_hash,
-        "otlp_spans": pack_scope_spans(piece.scope, piece.otlp_spans or ()) if protobuf else None,
+        "otlp_spans": None if scopes is None else pack_resource_spans(scopes),
         "spans_json": piece.json_spans,
     }
 
@@ -154,10 +187,10 @@ def batch_select(*columns: Any) -> Select[tuple[object, ...]]:
     return select(*(columns or (span_batches,)), span_resources.c.otlp_resource).select_from(joined)
 
 
-def _wrap_request(scope_spans: bytes) -> bytes:
-    """An ``ExportTraceServiceRequest`` holding one ``ResourceSpans`` (no
-    resource) holding ``scope_spans``: what the receivers' decoder reads."""
-    return _field(b"\x0a", _field(b"\x12", scope_spans))
+def _wrap_request(resource_spans: bytes) -> bytes:
+    """An ``ExportTraceServiceRequest`` holding ``resource_spans``: what the
+    receivers' decoder reads."""
+    return _framed(b"\x0a", (resource_spans,))
 
 
 def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ SQLite spends ~20 µs inserting a span row whatever its size (most of it the
 row's entry in the random-order primary key index), so the standard ingest
 load paid that four times per trace. ``span_batches`` holds the spans one
 write brings to one trace (``storage.models.SpanBatchRow``): protobuf spans
-as a serialized OTLP ``ScopeSpans``, JSON spans as a list of objects.
+as a serialized OTLP ``ResourceSpans`` without its resource (which stays in
+``span_resources``), JSON spans as a list of objects.
 
 Upgrade moves every stored span into a batch of its own (keys: how many
 spans of its trace came before it, in arrival order); downgrade splits
@@ -24,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-from opentelemetry.proto.trace.v1.trace_pb2 import ScopeSpans
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from sqlalchemy.dialects import postgresql
 
 revision = "0006"
@@ -119,13 +120,14 @@ def _use_lz4(table: str, columns: tuple[str, ...]) -> None:
         op.execute(sa.text(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" SET COMPRESSION lz4'))
 
 
-def _scope_spans(scope_name: str | None, span: bytes) -> bytes:
+def _resource_spans(scope_name: str | None, span: bytes) -> bytes:
+    """A ``ResourceSpans`` (no resource) holding one ``ScopeSpans`` with ``span``."""
     message = ScopeSpans()
     if scope_name:
         message.scope.CopyFrom(InstrumentationScope(name=scope_name))
-    # The span's bytes go in as they are: append them as field 2 after the scope.
-    head = message.SerializeToString()
-    return head + b"\x12" + _varint(len(span)) + span
+    # The span's bytes go in as they are: field 2 after the scope.
+    scope_spans = message.SerializeToString() + b"\x12" + _varint(len(span)) + span
+    return b"\x12" + _varint(len(scope_spans)) + scope_spans
 
 
 def _varint(n: int) -> bytes:
@@ -178,7 +180,7 @@ def _batch_of(span: Any, seq: int) -> dict[str, Any]:
         "iris_kinds": span["iris_kind"] if protobuf else None,
         "received_at": span["received_at"],
         "resource_hash": span["resource_hash"],
-        "otlp_spans": _scope_spans(span["scope_name"], bytes(span["otlp_span"]))
+        "otlp_spans": _resource_spans(span["scope_name"], bytes(span["otlp_span"]))
         if protobuf
         else None,
         "spans_json": None if protobuf else [{k: span[k] for k in _SPAN_COLUMNS}],
@@ -217,28 +219,29 @@ def _rows_of(batch: Any) -> list[dict[str, Any]]:
             {**common, **{k: obj.get(k) for k in _SPAN_COLUMNS}, "otlp_span": None}
             for obj in batch["spans_json"] or ()
         ]
-    message = ScopeSpans.FromString(bytes(batch["otlp_spans"]))
-    kinds = (batch["iris_kinds"] or "").split()
-    scope_name = message.scope.name or None
+    message = ResourceSpans.FromString(bytes(batch["otlp_spans"]))
+    kinds = iter((batch["iris_kinds"] or "").split())
     out = []
-    for i, s in enumerate(message.spans):
-        out.append(
-            {
-                **common,
-                "span_id": s.span_id.hex(),
-                "parent_span_id": s.parent_span_id.hex() or None,
-                "name": s.name[:512],
-                "kind": _KINDS.get(s.kind, "UNSPECIFIED"),
-                "iris_kind": kinds[i] if i < len(kinds) else "SPAN",
-                "status_code": _CODES.get(s.status.code, "UNSET"),
-                "status_message": s.status.message or None,
-                "start_unix_nano": s.start_time_unix_nano,
-                "end_unix_nano": s.end_time_unix_nano,
-                "attributes": None,
-                "events": None,
-                "resource": None,
-                "scope_name": scope_name,
-                "otlp_span": s.SerializeToString(),
-            }
-        )
+    for scope_spans in message.scope_spans:
+        scope_name = scope_spans.scope.name or None
+        for s in scope_spans.spans:
+            out.append(
+                {
+                    **common,
+                    "span_id": s.span_id.hex(),
+                    "parent_span_id": s.parent_span_id.hex() or None,
+                    "name": s.name[:512],
+                    "kind": _KINDS.get(s.kind, "UNSPECIFIED"),
+                    "iris_kind": next(kinds, "SPAN"),
+                    "status_code": _CODES.get(s.status.code, "UNSET"),
+                    "status_message": s.status.message or None,
+                    "start_unix_nano": s.start_time_unix_nano,
+                    "end_unix_nano": s.end_time_unix_nano,
+                    "attributes": None,
+                    "events": None,
+                    "resource": None,
+                    "scope_name": scope_name,
+                    "otlp_span": s.SerializeToString(),
+                }
+            )
     return out

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
-from opentelemetry.proto.trace.v1.trace_pb2 import ScopeSpans, Span
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 from sqlalchemy import Engine, func, select
 
 from receivers.otlp.decode import decode_traces_protobuf_lean
@@ -16,7 +16,14 @@ from service.derivation import record_from_row
 from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage.models import Trace
 from storage.otlp import SpanBatchWrite
-from storage.spans import pack_scope_spans, span_batches, span_resources, spans_of
+from storage.spans import (
+    SpanPiece,
+    pack_resource_spans,
+    pack_scope_spans,
+    span_batches,
+    span_resources,
+    spans_of,
+)
 from tests.support.otlp_bodies import agent_request
 
 
@@ -118,7 +125,9 @@ def test_a_span_twice_in_one_request_is_stored_once(engine: Engine) -> None:
     assert _span_count(engine, trace_id) == len(spans) - 1
 
 
-def test_each_resource_and_scope_of_a_trace_is_a_batch_of_its_own(engine: Engine) -> None:
+def test_each_resource_of_a_trace_is_a_batch_of_its_own_whatever_its_scopes(
+    engine: Engine,
+) -> None:
     body, _ = agent_request(random.Random(7), 1)
     req = ExportTraceServiceRequest.FromString(body)
     rs = req.resource_spans[0]
@@ -138,14 +147,18 @@ def test_each_resource_and_scope_of_a_trace_is_a_batch_of_its_own(engine: Engine
         other_scope.spans.add().CopyFrom(s)
     _ingest(engine, req.SerializeToString())
     trace_id = keep[0].trace_id.hex()
-    assert _batches(engine) == [(trace_id, 0, 1), (trace_id, 1, 1), (trace_id, 2, len(keep) - 2)]
+    assert _batches(engine) == [(trace_id, 0, 1), (trace_id, 1, len(keep) - 1)]
     with engine.connect() as conn:
         stored = {s["span_id"]: s for s in spans_of(conn, "t", [trace_id])}
         resources = conn.execute(select(func.count()).select_from(span_resources)).scalar_one()
     assert resources == 2
     assert stored[keep[-1].span_id.hex()]["scope_name"] == "another"
-    assert stored[keep[0].span_id.hex()]["otlp_resource"] != (
-        stored[keep[1].span_id.hex()]["otlp_resource"]
+    assert (
+        stored[keep[1].span_id.hex()]["scope_name"] == stored[keep[0].span_id.hex()]["scope_name"]
+    )
+    assert (
+        stored[keep[0].span_id.hex()]["otlp_resource"]
+        != (stored[keep[1].span_id.hex()]["otlp_resource"])
     )
 
 
@@ -179,3 +192,31 @@ def test_packed_scope_spans_parse_as_the_same_message(
     if scope_bytes:  # an empty scope serializes to nothing, and is left out
         expected.scope.CopyFrom(InstrumentationScope(name=scope))
     assert ScopeSpans.FromString(packed) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runs=st.lists(st.tuples(_names, st.lists(_names, min_size=1, max_size=4)), max_size=4),
+    data=st.data(),
+)
+def test_a_piece_keeps_the_chosen_spans_under_their_scopes(
+    runs: list[tuple[str, list[str]]], data: st.DataObject
+) -> None:
+    piece = SpanPiece([], [], "h", otlp_scopes=[])
+    expected: list[tuple[str, str, str]] = []  # (scope name, span id, span name)
+    n = 0
+    for scope_name, names in runs:
+        scope = InstrumentationScope(name=scope_name).SerializeToString()
+        for name in names:
+            n += 1
+            span_id = n.to_bytes(8, "big")
+            raw = Span(trace_id=b"\x01" * 16, span_id=span_id, name=name).SerializeToString()
+            piece.add_otlp(span_id.hex(), "SPAN", scope, raw)
+            expected.append((scope_name, span_id.hex(), name))
+    wanted = sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n)) if n else [])
+    kept = piece.keep(wanted)
+    assert kept.otlp_scopes is not None
+    message = ResourceSpans.FromString(pack_resource_spans(kept.otlp_scopes))
+    got = [(ss.scope.name, s.span_id.hex(), s.name) for ss in message.scope_spans for s in ss.spans]
+    assert got == [expected[i] for i in wanted]
+    assert kept.span_ids == [expected[i][1] for i in wanted]

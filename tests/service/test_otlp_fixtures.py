@@ -131,6 +131,39 @@ def test_fixture_over_grpc(otlp_client: TestClient, scenario: Scenario) -> None:
     assert_matches(scenario, stored(otlp_client))
 
 
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+def test_fixture_through_the_writer_process(
+    make_client: Callable[..., TestClient], scenario: Scenario
+) -> None:
+    """With IRIS_WRITER_PROCESS the receiving process only validates protobuf
+    bodies and the writer process decodes them: the traces are the same,
+    over HTTP and over gRPC."""
+    client = make_client(
+        assembly_grace_ms=0, evaluate_on_ingest=False, otlp_grpc_port=0, writer_process=True
+    )
+    logs = scenario.logs_body("pb")
+    if logs is not None:
+        r = client.post(
+            "/v1/logs", content=logs, headers={"content-type": "application/x-protobuf"}
+        )
+        assert r.status_code == 200, r.text
+    bodies = scenario.bodies("pb")
+    for body in bodies[: len(bodies) // 2]:
+        r = client.post(
+            "/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+        )
+        assert r.status_code == 200, r.text
+        assert r.content == b""  # no partial success: every span accepted
+    port = client.app.state.grpc_port  # type: ignore[attr-defined]
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+        for body in bodies[len(bodies) // 2 :]:
+            request = trace_service_pb2.ExportTraceServiceRequest.FromString(body)
+            response = stub.Export(request, timeout=10)
+            assert not response.partial_success.rejected_spans
+    assert_matches(scenario, stored(client))
+
+
 MULTI_PART = [s for s in SCENARIOS if len(s.parts) > 1]
 
 

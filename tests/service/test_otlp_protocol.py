@@ -127,6 +127,34 @@ def test_partial_success_names_the_rejected_spans(otlp: TestClient) -> None:
     assert r.json()["iris"]["accepted"] == 4
 
 
+def test_the_writer_process_path_refuses_and_partly_accepts_as_the_in_process_one(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """IRIS_WRITER_PROCESS: bodies are validated here and decoded in the writer
+    process; a bad body is still a 400 naming where it broke, and rejected
+    spans still come back as partial success."""
+    client = make_client(evaluate_on_ingest=False, otlp_grpc=False, writer_process=True)
+    r = client.post("/v1/traces", content=b"\x0a\xff\xff\xff\xff\x0fgarbage", headers=PB)
+    assert r.status_code == 400
+    assert status_pb2.Status.FromString(r.content).code == 3
+    request = trace_service_pb2.ExportTraceServiceRequest.FromString(
+        fixture("pydantic_ai/tools_ok.pb")
+    )
+    request.resource_spans[0].scope_spans[0].spans[0].span_id = b""
+    r = client.post("/v1/traces", content=request.SerializeToString(), headers=PB)
+    assert r.status_code == 200
+    answer = trace_service_pb2.ExportTraceServiceResponse.FromString(r.content)
+    assert answer.partial_success.rejected_spans == 1
+    assert "spanId" in answer.partial_success.error_message
+    request.resource_spans[0].scope_spans[0].spans.pop(0)  # nothing left to reject
+    r = client.post("/v1/traces", content=request.SerializeToString(), headers=PB)
+    assert r.status_code == 200 and r.content == b""
+    traces = client.get("/api/v1/traces").json()["traces"]
+    assert len(traces) == 1 and traces[0]["span_count"] == len(
+        request.resource_spans[0].scope_spans[0].spans
+    )
+
+
 def test_metrics_are_accepted_and_discarded(otlp: TestClient) -> None:
     assert otlp.post("/v1/metrics", content=b"", headers=PB).status_code == 200
     assert otlp.post("/v1/metrics", content=b"{}", headers=JS).json() == {}

@@ -148,7 +148,6 @@ async def _start_grpc(app: FastAPI, state: ServiceState) -> grpc.aio.Server:
         logs_sink=sink.logs,
         api_key=settings.effective_api_key,
         max_message_bytes=settings.otlp_max_body_bytes,
-        decode_traces=sink.decode_protobuf,
     )
     host = settings.dashboard_host
     address = (

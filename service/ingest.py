@@ -7,7 +7,6 @@ the receivers' retryable refusals. It never evaluates.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from receivers.conventions import precedence as P
@@ -15,9 +14,7 @@ from receivers.mapping import classify_span, finalize_requested
 from receivers.otlp.decode import (
     INGEST_ATTRIBUTE_KEYS,
     DecodedBatch,
-    ValidatedTraces,
     decode_traces_protobuf_lean,
-    validate_traces_protobuf,
 )
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs
@@ -26,7 +23,7 @@ from service.state import ServiceState
 from storage import codec
 from storage.otlp import LogEventsWrite, SpanBatchWrite, TraceDelta
 from storage.spans import SpanPiece, resource_hash
-from storage.writer import DeferredWrite, Overloaded, StorageUnavailable
+from storage.writer import Overloaded, StorageUnavailable
 
 
 def service_name(resource: dict[str, Any]) -> str | None:
@@ -187,18 +184,6 @@ def shared_resources(
 decode_otlp_protobuf = decode_traces_protobuf_lean
 
 
-def prepare_export(
-    body: bytes, tenant_id: str, source: str, nbytes: int
-) -> tuple[SpanBatchWrite | None, tuple[int, int, list[str]]]:
-    """Decode a validated protobuf request into its write job, where the writer
-    applies it (``DeferredWrite``); the note is (accepted, rejected, reasons)."""
-    batch = decode_otlp_protobuf(body)
-    note = (len(batch.spans), batch.rejected_spans, batch.rejection_reasons)
-    if not batch.spans:
-        return None, note
-    return jobs_for_batch(batch, tenant_id, source, nbytes), note
-
-
 class OtlpSink:
     """The sink both OTLP receivers write through (HTTP and gRPC)."""
 
@@ -206,17 +191,7 @@ class OtlpSink:
         self.state = state
         self.source = source
 
-    @property
-    def decode_protobuf(self) -> Callable[[bytes], DecodedBatch | ValidatedTraces]:
-        """The receivers' protobuf decoder for traces: with the writer process,
-        validation only, and the writer process decodes (``prepare_export``)."""
-        if self.state.settings.writer_process:
-            return validate_traces_protobuf
-        return decode_otlp_protobuf
-
-    async def traces(self, batch: DecodedBatch | ValidatedTraces, nbytes: int) -> ExportOutcome:
-        if isinstance(batch, ValidatedTraces):
-            return await self._deferred_traces(batch, nbytes)
+    async def traces(self, batch: DecodedBatch, nbytes: int) -> ExportOutcome:
         if not batch.spans:
             return ExportOutcome(
                 rejected=batch.rejected_spans, reasons=batch.rejection_reasons, evaluation="none"
@@ -229,22 +204,6 @@ class OtlpSink:
             reasons=batch.rejection_reasons,
             stored_traces=list(stored),
             evaluation=self._evaluation_mode(),
-        )
-
-    async def _deferred_traces(self, request: ValidatedTraces, nbytes: int) -> ExportOutcome:
-        job = DeferredWrite(
-            prepare_export,
-            (request.body, self.state.tenant, self.source, nbytes),
-            spans=request.spans,
-            nbytes=nbytes,
-        )
-        stored, (accepted, rejected, reasons) = await self._submit(job)
-        return ExportOutcome(
-            accepted=accepted,
-            rejected=rejected,
-            reasons=reasons,
-            stored_traces=list(stored or ()),
-            evaluation=self._evaluation_mode() if accepted else "none",
         )
 
     async def logs(self, decoded: DecodedLogs, nbytes: int) -> ExportOutcome:

@@ -71,40 +71,6 @@ class WriteJob(ABC):
 
 
 @dataclass
-class DeferredWrite(WriteJob):
-    """A write whose job is made where it is applied, from picklable inputs.
-
-    With the writer process (``IRIS_WRITER_PROCESS``) this lets the receiving
-    process ship a request's bytes and leave decoding and row building to the
-    process that owns the transaction, where they no longer hold the event
-    loop's interpreter lock. ``make(*args)`` (a module-level function, pickled
-    by reference) returns ``(job or None, note)``; the result is ``(the job's
-    result or None, note)``. ``spans`` and ``nbytes`` are what admission counts.
-    """
-
-    make: Callable[..., tuple[WriteJob | None, Any]]
-    args: tuple[Any, ...]
-    spans: int = 0
-    nbytes: int = 0
-    kind: ClassVar[str] = "deferred"
-
-    @classmethod
-    def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
-        made = [j.make(*j.args) for j in jobs if isinstance(j, DeferredWrite)]
-        groups: dict[type[WriteJob], list[int]] = defaultdict(list)
-        for index, (job, _) in enumerate(made):
-            if job is not None:
-                groups[type(job)].append(index)
-        results: list[Any] = [None] * len(made)
-        for job_type, indexes in groups.items():
-            group = [job for i in indexes if (job := made[i][0]) is not None]
-            applied = job_type.apply_group(conn, group)
-            for i, result in zip(indexes, applied, strict=True):
-                results[i] = result
-        return [(result, note) for result, (_, note) in zip(results, made, strict=True)]
-
-
-@dataclass
 class WriterStats:
     """Counters the metrics endpoint reads."""
 

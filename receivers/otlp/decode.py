@@ -175,29 +175,6 @@ def decode_traces_protobuf_lean(body: bytes) -> DecodedBatch:
     return lean_records_from_message(req)
 
 
-@dataclass(frozen=True)
-class ValidatedTraces:
-    """A protobuf export request checked here and decoded later, elsewhere.
-
-    With the writer process (``IRIS_WRITER_PROCESS``) the receiving process
-    only parses the body with upb (which validates it and locates errors, so
-    a bad body is still refused here with a 400 / ``INVALID_ARGUMENT``) and
-    counts its spans for admission; the writer process decodes it
-    (``decode_traces_protobuf_lean``), so the scanning and row building run
-    beside the event loop instead of on it."""
-
-    body: bytes
-    spans: int
-
-
-def validate_traces_protobuf(body: bytes) -> ValidatedTraces:
-    """Parse ``body`` (raising ``OtlpDecodeError`` where it breaks) and count its spans."""
-    req = parse_trace_request(body)
-    return ValidatedTraces(
-        body, sum(len(ss.spans) for rs in req.resource_spans for ss in rs.scope_spans)
-    )
-
-
 # The compiled span scanner (receivers/otlp/_spanscan.c); absent when the
 # package was installed without a C compiler, and then the parsed message is
 # read instead, with the same records.

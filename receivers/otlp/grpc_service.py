@@ -20,12 +20,12 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-from receivers.otlp.decode import decode_traces_protobuf_lean
+from receivers.otlp.decode import DecodedBatch, decode_traces_protobuf_lean
 from receivers.otlp.errors import OtlpDecodeError
 from receivers.otlp.export import ExportOutcome, SinkOverloaded, SinkUnavailable
 from receivers.otlp.logs import DecodedLogs, decode_logs_protobuf
 
-TraceSink = Callable[[Any, int], Awaitable[ExportOutcome]]  # a DecodedBatch, or what `decode` gives
+TraceSink = Callable[[DecodedBatch, int], Awaitable[ExportOutcome]]
 LogsSink = Callable[[DecodedLogs, int], Awaitable[ExportOutcome]]
 
 
@@ -103,18 +103,9 @@ class TraceReceiver:
 
     SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
 
-    def __init__(
-        self,
-        sink: TraceSink,
-        api_key: str | None,
-        decode: Callable[[bytes], Any] = decode_traces_protobuf_lean,
-    ):
+    def __init__(self, sink: TraceSink, api_key: str | None):
         self.sink = sink
         self.api_key = api_key
-        # The HTTP receiver's protobuf decoder for traces (the service may
-        # choose ``validate_traces_protobuf``, which leaves decoding to the
-        # writer process).
-        self.decode = decode
 
     async def Export(
         self,
@@ -123,7 +114,7 @@ class TraceReceiver:
     ) -> trace_service_pb2.ExportTraceServiceResponse:
         await _check_auth(context, self.api_key)
         try:
-            batch = self.decode(request)
+            batch = decode_traces_protobuf_lean(request)
         except OtlpDecodeError as exc:
             await _abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT, str(exc)
@@ -166,7 +157,6 @@ def build_server(
     logs_sink: LogsSink,
     api_key: str | None,
     max_message_bytes: int,
-    decode_traces: Callable[[bytes], Any] = decode_traces_protobuf_lean,
 ) -> grpc.aio.Server:
     """A gRPC server with both receivers; the caller binds a port and starts it."""
     server = grpc.aio.server(
@@ -175,7 +165,7 @@ def build_server(
             ("grpc.max_send_message_length", 4 * 1024 * 1024),
         ],
     )
-    traces = TraceReceiver(trace_sink, api_key, decode_traces)
+    traces = TraceReceiver(trace_sink, api_key)
     # No request deserializer: Export gets the bytes as they arrived.
     handler = grpc.unary_unary_rpc_method_handler(
         traces.Export,

@@ -31,7 +31,7 @@ from receivers.otlp.export import (
 )
 from receivers.otlp.logs import decode_logs_json, decode_logs_protobuf
 from service.api.http import too_large
-from service.ingest import OtlpSink
+from service.ingest import OtlpSink, decode_otlp_protobuf
 from service.security import ASGIApp, Receive, Scope, Send
 from service.state import ServiceState
 
@@ -43,8 +43,7 @@ class ExportRoute:
     """One OTLP signal: its decoders, the sink method, the response message."""
 
     signal: str
-    # The protobuf decoder the sink wants (see ``OtlpSink.decode_protobuf``).
-    decode_protobuf: Callable[[OtlpSink], Decoder[Any]]
+    decode_protobuf: Decoder[Any]
     decode_json: Decoder[Any]
     sink: Callable[[OtlpSink], Callable[[Any, int], Awaitable[Any]]]
     response_type: type[Message]
@@ -53,14 +52,14 @@ class ExportRoute:
 EXPORTS: dict[str, ExportRoute] = {
     "/v1/traces": ExportRoute(
         "traces",
-        lambda sink: sink.decode_protobuf,
+        decode_otlp_protobuf,
         decode_traces_json,
         lambda sink: sink.traces,
         ExportTraceServiceResponse,
     ),
     "/v1/logs": ExportRoute(
         "logs",
-        lambda sink: decode_logs_protobuf,
+        decode_logs_protobuf,
         decode_logs_json,
         lambda sink: sink.logs,
         ExportLogsServiceResponse,
@@ -124,15 +123,14 @@ async def export(
         media = PROTOBUF if media_type(content_type) == PROTOBUF else JSON
         refusal = too_large(limit, MAX_SETTING)
         return status_answer(413, 3, f"{refusal.message} {' '.join(refusal.recovery)}", media)
-    sink = OtlpSink(state, "otlp")
     return await handle_http_export(
         body,
         content_type=content_type,
         content_encoding=_header(scope, b"content-encoding"),
         max_bytes=limit,
-        decode_protobuf=route.decode_protobuf(sink),
+        decode_protobuf=route.decode_protobuf,
         decode_json=route.decode_json,
-        sink=route.sink(sink),
+        sink=route.sink(OtlpSink(state, "otlp")),
         response_type=route.response_type,
     )
 

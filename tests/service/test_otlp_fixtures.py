@@ -135,9 +135,8 @@ def test_fixture_over_grpc(otlp_client: TestClient, scenario: Scenario) -> None:
 def test_fixture_through_the_writer_process(
     make_client: Callable[..., TestClient], scenario: Scenario
 ) -> None:
-    """With IRIS_WRITER_PROCESS the receiving process only validates protobuf
-    bodies and the writer process decodes them: the traces are the same,
-    over HTTP and over gRPC."""
+    """With IRIS_WRITER_PROCESS the write jobs travel pickled to the writer
+    process: the traces are the same, over HTTP and over gRPC."""
     client = make_client(
         assembly_grace_ms=0, evaluate_on_ingest=False, otlp_grpc_port=0, writer_process=True
     )

@@ -127,12 +127,11 @@ def test_partial_success_names_the_rejected_spans(otlp: TestClient) -> None:
     assert r.json()["iris"]["accepted"] == 4
 
 
-def test_the_writer_process_path_refuses_and_partly_accepts_as_the_in_process_one(
+def test_the_writer_process_refuses_and_partly_accepts_as_the_in_process_writer(
     make_client: Callable[..., TestClient],
 ) -> None:
-    """IRIS_WRITER_PROCESS: bodies are validated here and decoded in the writer
-    process; a bad body is still a 400 naming where it broke, and rejected
-    spans still come back as partial success."""
+    """IRIS_WRITER_PROCESS: a bad body is still a 400 naming where it broke,
+    and rejected spans still come back as partial success."""
     client = make_client(evaluate_on_ingest=False, otlp_grpc=False, writer_process=True)
     r = client.post("/v1/traces", content=b"\x0a\xff\xff\xff\xff\x0fgarbage", headers=PB)
     assert r.status_code == 400

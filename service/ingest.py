@@ -22,7 +22,7 @@ from receivers.spans import SpanRecord
 from service.state import ServiceState
 from storage import codec
 from storage.otlp import LogEventsWrite, SpanBatchWrite, TraceDelta
-from storage.spans import SpanPiece, resource_hash
+from storage.spans import OtlpPieceBuilder, SpanPiece, resource_hash
 from storage.writer import Overloaded, StorageUnavailable
 
 
@@ -101,7 +101,8 @@ def build_deltas(
         groups.setdefault(r.trace_id, []).append(i)
     deltas = []
     for trace_id, indexes in groups.items():
-        pieces: dict[str | None, SpanPiece] = {}
+        builders: dict[str | None, OtlpPieceBuilder] = {}
+        json_piece: SpanPiece | None = None
         root_span_id = None
         first: int | None = None
         error = finalize = False
@@ -111,18 +112,17 @@ def build_deltas(
             iris_kind, finalizes = span_facts(r)
             if otlp is not None:
                 span_bytes, key, scope = otlp[i]
-                piece = pieces.get(key)
-                if piece is None:
-                    piece = pieces[key] = SpanPiece([], [], key, otlp_scopes=[])
-                piece.add_otlp(r.span_id, iris_kind, scope, span_bytes)
+                builder = builders.get(key)
+                if builder is None:
+                    builder = builders[key] = OtlpPieceBuilder(key)
+                builder.add(r.span_id, iris_kind, scope, span_bytes)
             else:
-                piece = pieces.get(None)
-                if piece is None:
-                    piece = pieces[None] = SpanPiece([], [], json_spans=[])
-                assert piece.json_spans is not None
-                piece.json_spans.append(json_span(r, iris_kind))
-                piece.span_ids.append(r.span_id)
-                piece.iris_kinds.append(iris_kind)
+                if json_piece is None:
+                    json_piece = SpanPiece([], [], json_spans=[])
+                assert json_piece.json_spans is not None
+                json_piece.json_spans.append(json_span(r, iris_kind))
+                json_piece.span_ids.append(r.span_id)
+                json_piece.iris_kinds.append(iris_kind)
             if not r.parent_span_id and root_span_id is None:
                 root_span_id = r.span_id
             start = r.start_unix_nano
@@ -137,7 +137,9 @@ def build_deltas(
         deltas.append(
             TraceDelta(
                 trace_id=trace_id,
-                pieces=list(pieces.values()),
+                pieces=[b.piece() for b in builders.values()]
+                if json_piece is None
+                else [json_piece],
                 has_root=root_span_id is not None,
                 root_span_id=root_span_id,
                 first_start=codec.ns_to_datetime(first or 1),

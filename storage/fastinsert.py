@@ -41,6 +41,14 @@ _dumps = jsontext.dumps
 
 
 def _sqlite_datetime(value: datetime) -> str:
+    """``%Y-%m-%d %H:%M:%S.%f``, SQLAlchemy's SQLite storage form.
+
+    ``isoformat`` is several times cheaper than ``strftime`` (a trace row
+    has three datetimes, each distinct), but leaves out a zero fraction and
+    adds an offset to an aware value; those take the slow path."""
+    text = value.isoformat(" ")
+    if len(text) == 26:
+        return text
     return value.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 

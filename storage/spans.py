@@ -15,7 +15,7 @@ forms the same way.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -65,21 +65,56 @@ def resource_hash(raw: bytes) -> str:
 class SpanPiece:
     """Spans one request brings to one trace under one resource.
 
-    Exactly one form is set: ``otlp_scopes`` (protobuf: runs of (serialized
-    scope, the wire bytes of its spans)) or ``json_spans`` (objects with
-    ``JSON_SPAN_KEYS``). ``span_ids`` and ``iris_kinds`` run parallel to the
-    spans, in that order."""
+    Exactly one form is set: ``otlp_spans`` (protobuf: the batch's bytes as
+    stored, a serialized ``ResourceSpans`` without its resource, built by
+    ``OtlpPieceBuilder``) or ``json_spans`` (objects with ``JSON_SPAN_KEYS``).
+    ``span_ids`` and ``iris_kinds`` run parallel to the spans, in order.
+    The receiving process packs the bytes, so the writer (a process of its
+    own with ``IRIS_WRITER_PROCESS``) receives them ready to insert."""
 
     span_ids: list[str]
     iris_kinds: list[str]
     resource_hash: str | None = None
-    otlp_scopes: list[tuple[bytes, list[bytes]]] | None = None
+    otlp_spans: bytes | None = None
     json_spans: list[dict[str, Any]] | None = None
 
-    def add_otlp(self, span_id: str, iris_kind: str, scope: bytes, span: bytes) -> None:
-        """Append a protobuf span (its scope's run continues or a new one starts)."""
-        runs = self.otlp_scopes
-        assert runs is not None
+    def keep(self, wanted: Sequence[int]) -> SpanPiece:
+        """The same piece with only the spans at ``wanted`` (for idempotency:
+        the rare write that repeats some stored spans of a trace)."""
+        otlp = None
+        if self.otlp_spans is not None:
+            chosen = set(wanted)
+            runs = []
+            at = 0
+            for scope, spans in unpack_resource_spans(self.otlp_spans):
+                run = [raw for k, raw in enumerate(spans, at) if k in chosen]
+                at += len(spans)
+                if run:
+                    runs.append((scope, run))
+            otlp = pack_resource_spans(runs)
+        return SpanPiece(
+            [self.span_ids[i] for i in wanted],
+            [self.iris_kinds[i] for i in wanted],
+            self.resource_hash,
+            otlp,
+            None if self.json_spans is None else [self.json_spans[i] for i in wanted],
+        )
+
+
+class OtlpPieceBuilder:
+    """Collects a trace's protobuf spans of one resource, scope by scope."""
+
+    __slots__ = ("iris_kinds", "resource_hash", "runs", "span_ids")
+
+    def __init__(self, resource_hash: str | None):
+        self.resource_hash = resource_hash
+        self.span_ids: list[str] = []
+        self.iris_kinds: list[str] = []
+        self.runs: list[tuple[bytes, list[bytes]]] = []
+
+    def add(self, span_id: str, iris_kind: str, scope: bytes, span: bytes) -> None:
+        """Append a span (its scope's run continues, or a new one starts)."""
+        runs = self.runs
         if runs and runs[-1][0] == scope:
             runs[-1][1].append(span)
         else:
@@ -87,24 +122,13 @@ class SpanPiece:
         self.span_ids.append(span_id)
         self.iris_kinds.append(iris_kind)
 
-    def keep(self, wanted: Sequence[int]) -> SpanPiece:
-        """The same piece with only the spans at ``wanted`` (for idempotency)."""
-        kept = SpanPiece(
-            [self.span_ids[i] for i in wanted],
-            [self.iris_kinds[i] for i in wanted],
+    def piece(self) -> SpanPiece:
+        return SpanPiece(
+            self.span_ids,
+            self.iris_kinds,
             self.resource_hash,
-            json_spans=None if self.json_spans is None else [self.json_spans[i] for i in wanted],
+            otlp_spans=pack_resource_spans(self.runs),
         )
-        if self.otlp_scopes is not None:
-            chosen = set(wanted)
-            kept.otlp_scopes = []
-            at = 0
-            for scope, spans in self.otlp_scopes:
-                run = [s for k, s in enumerate(spans, at) if k in chosen]
-                at += len(spans)
-                if run:
-                    kept.otlp_scopes.append((scope, run))
-        return kept
 
 
 def _varint(n: int) -> bytes:
@@ -141,21 +165,64 @@ def pack_resource_spans(scopes: Iterable[tuple[bytes, Iterable[bytes]]]) -> byte
     return _framed(b"\x12", [pack_scope_spans(scope, spans) for scope, spans in scopes])
 
 
+def _fields(buf: bytes) -> Iterator[tuple[int, bytes]]:
+    """(field number, bytes) of each length-delimited field of ``buf``, which
+    holds nothing else (the packing above writes only those)."""
+    i, end = 0, len(buf)
+    while i < end:
+        key, i = _read_varint(buf, i)
+        size, i = _read_varint(buf, i)
+        if key & 7 != 2 or i + size > end:
+            raise ValueError("not a packed span batch")
+        yield key >> 3, buf[i : i + size]
+        i += size
+
+
+def _read_varint(buf: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if i >= len(buf) or shift > 63:
+            raise ValueError("truncated varint in a packed span batch")
+        byte = buf[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+
+
+def unpack_resource_spans(packed: bytes) -> list[tuple[bytes, list[bytes]]]:
+    """``pack_resource_spans`` undone: (scope bytes, each span's bytes) per
+    ``ScopeSpans``, every span exactly the bytes that went in."""
+    runs = []
+    for number, scope_spans in _fields(packed):
+        if number != 2:
+            continue
+        scope, spans = b"", []
+        for inner, value in _fields(scope_spans):
+            if inner == 1:
+                scope = value
+            elif inner == 2:
+                spans.append(value)
+        runs.append((scope, spans))
+    return runs
+
+
 def batch_row(
     tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
 ) -> dict[str, Any]:
     """The ``span_batches`` row of one piece."""
-    scopes = piece.otlp_scopes
+    protobuf = piece.otlp_spans is not None
     return {
         "tenant_id": tenant_id,
         "trace_id": trace_id,
         "seq": seq,
         "span_count": len(piece.span_ids),
         "span_ids": " ".join(piece.span_ids),
-        "iris_kinds": None if scopes is None else " ".join(piece.iris_kinds),
+        "iris_kinds": " ".join(piece.iris_kinds) if protobuf else None,
         "received_at": received_at,
         "resource_hash": piece.resource_hash,
-        "otlp_spans": None if scopes is None else pack_resource_spans(scopes),
+        "otlp_spans": piece.otlp_spans,
         "spans_json": piece.json_spans,
     }
 

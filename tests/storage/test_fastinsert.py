@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from storage.fastinsert import COPY_MIN_ROWS, insert_rows
+from storage.fastinsert import COPY_MIN_ROWS, _sqlite_datetime, insert_rows
 from storage.models import EvaluationJob, LogEventRow
 from storage.spans import span_batches
 
@@ -115,3 +117,11 @@ def test_rows_of_a_table_with_a_generated_key(engine: Engine) -> None:
     with engine.connect() as conn:
         ids = [r.id for r in conn.execute(select(jobs.c.id).order_by(jobs.c.id))]
     assert len(ids) == len(rows) == len(set(ids))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.datetimes(min_value=datetime(1000, 1, 1)), st.booleans())
+def test_datetimes_are_written_in_sqlalchemys_sqlite_form(value: datetime, aware: bool) -> None:
+    if aware:
+        value = value.replace(tzinfo=UTC)
+    assert _sqlite_datetime(value) == value.strftime("%Y-%m-%d %H:%M:%S.%f")

@@ -17,12 +17,13 @@ from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage.models import Trace
 from storage.otlp import SpanBatchWrite
 from storage.spans import (
-    SpanPiece,
+    OtlpPieceBuilder,
     pack_resource_spans,
     pack_scope_spans,
     span_batches,
     span_resources,
     spans_of,
+    unpack_resource_spans,
 )
 from tests.support.otlp_bodies import agent_request
 
@@ -202,7 +203,7 @@ def test_packed_scope_spans_parse_as_the_same_message(
 def test_a_piece_keeps_the_chosen_spans_under_their_scopes(
     runs: list[tuple[str, list[str]]], data: st.DataObject
 ) -> None:
-    piece = SpanPiece([], [], "h", otlp_scopes=[])
+    builder = OtlpPieceBuilder("h")
     expected: list[tuple[str, str, str]] = []  # (scope name, span id, span name)
     n = 0
     for scope_name, names in runs:
@@ -211,12 +212,15 @@ def test_a_piece_keeps_the_chosen_spans_under_their_scopes(
             n += 1
             span_id = n.to_bytes(8, "big")
             raw = Span(trace_id=b"\x01" * 16, span_id=span_id, name=name).SerializeToString()
-            piece.add_otlp(span_id.hex(), "SPAN", scope, raw)
+            builder.add(span_id.hex(), "SPAN", scope, raw)
             expected.append((scope_name, span_id.hex(), name))
     wanted = sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n)) if n else [])
+    piece = builder.piece()
+    assert piece.otlp_spans is not None
+    assert pack_resource_spans(unpack_resource_spans(piece.otlp_spans)) == piece.otlp_spans
     kept = piece.keep(wanted)
-    assert kept.otlp_scopes is not None
-    message = ResourceSpans.FromString(pack_resource_spans(kept.otlp_scopes))
+    assert kept.otlp_spans is not None
+    message = ResourceSpans.FromString(kept.otlp_spans)
     got = [(ss.scope.name, s.span_id.hex(), s.name) for ss in message.scope_spans for s in ss.spans]
     assert got == [expected[i] for i in wanted]
     assert kept.span_ids == [expected[i][1] for i in wanted]

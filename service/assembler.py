@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from sqlalchemy import Engine
 
 from service.settings import Settings
 from storage import assembly, codec
+from storage.writer import GroupCommitWriter
 
 log = logging.getLogger("iris.assembler")
 SWEEP_LIMIT = 500
@@ -26,18 +26,22 @@ SWEEP_LIMIT = 500
 MIN_SLEEP_S = 0.1
 
 
+def sweep_job(settings: Settings, *, limit: int = SWEEP_LIMIT) -> assembly.SweepWrite:
+    """One pass, as a write job (see ``storage.assembly.SweepWrite``)."""
+    return assembly.SweepWrite(
+        grace=timedelta(milliseconds=settings.assembly_grace_ms),
+        idle=timedelta(milliseconds=settings.assembly_idle_ms),
+        default_evaluate=settings.evaluate_on_ingest,
+        max_revision=1 + settings.max_reevaluations,
+        limit=limit,
+    )
+
+
 def sweep_once(engine: Engine, settings: Settings, *, limit: int = SWEEP_LIMIT) -> int:
-    """One pass; returns how many traces became ready."""
+    """One pass in a transaction of its own; returns how many traces became ready."""
     with engine.begin() as conn:
-        return assembly.ready_due(
-            conn,
-            now=codec.utcnow(),
-            grace=timedelta(milliseconds=settings.assembly_grace_ms),
-            idle=timedelta(milliseconds=settings.assembly_idle_ms),
-            default_evaluate=settings.evaluate_on_ingest,
-            max_revision=1 + settings.max_reevaluations,
-            limit=limit,
-        )
+        (readied,) = assembly.SweepWrite.apply_group(conn, [sweep_job(settings, limit=limit)])
+        return int(readied)
 
 
 def next_sweep_in(engine: Engine, settings: Settings, *, longest: float) -> float:
@@ -65,14 +69,14 @@ class Assembler:
         engine: Engine,
         settings: Settings,
         *,
-        run_write: Callable[..., Awaitable[int]] | None = None,
+        writer: GroupCommitWriter | None = None,
     ):
         self.engine = engine
         self.settings = settings
-        # Where a sweep's write transaction runs: the receiver passes its
-        # writer's thread (``GroupCommitWriter.run_in_writer_thread``) so the
-        # two never contend for SQLite's write lock; alone, a worker thread.
-        self._run_write = run_write or asyncio.to_thread
+        # Where a sweep's write runs: the receiver's writer on SQLite (the
+        # sweep joins its next transaction, see ``SweepWrite``), so the two
+        # never contend for the one write lock; else a thread of its own.
+        self.writer = writer
         # The longest sleep: also bounds how late a trace is seen whose spans
         # were written by another process after the last look.
         self.interval_s = max(0.05, min(settings.assembly_grace_ms / 4000, 0.5))
@@ -92,11 +96,16 @@ class Assembler:
     def wake(self) -> None:
         self._wake.set()
 
+    async def _sweep(self) -> int:
+        if self.writer is not None:
+            return int(await self.writer.submit(sweep_job(self.settings)))
+        return await asyncio.to_thread(sweep_once, self.engine, self.settings)
+
     async def _run(self) -> None:
         while True:
             try:
                 while True:
-                    done = await self._run_write(sweep_once, self.engine, self.settings)
+                    done = await self._sweep()
                     self.readied += done
                     if done < SWEEP_LIMIT:
                         break

@@ -7,8 +7,10 @@ the orphans are kept and judged as they are), or a finalize was requested.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from sqlalchemy import (
     ColumnElement,
@@ -28,7 +30,7 @@ from sqlalchemy import (
     update,
 )
 
-from storage import search
+from storage import codec, search
 from storage.fastinsert import insert_rows, update_rows
 from storage.models import (
     OPEN_TRACE,
@@ -36,6 +38,7 @@ from storage.models import (
     LogEventRow,
     Trace,
 )
+from storage.writer import WriteJob
 
 traces = cast(Table, Trace.__table__)
 log_events = cast(Table, LogEventRow.__table__)
@@ -190,6 +193,41 @@ def ready_due(
         },
     )
     return readied
+
+
+@dataclass
+class SweepWrite(WriteJob):
+    """A readiness sweep (``ready_due``) as a job of the group-commit writer.
+
+    On SQLite the receiver submits its sweeps to its writer: a sweep then
+    joins the writer's next transaction, in the process that owns the
+    database's one write lock (the writer process with
+    ``IRIS_WRITER_PROCESS``), instead of contending for it from a thread of
+    its own, whose loser sleeps in SQLite's busy handler. ``now`` is taken
+    when the sweep runs."""
+
+    grace: timedelta
+    idle: timedelta
+    default_evaluate: bool
+    max_revision: int
+    limit: int = 500
+    kind: ClassVar[str] = "sweep"
+
+    @classmethod
+    def apply_group(cls, conn: Connection, jobs: Sequence[WriteJob]) -> list[Any]:
+        return [
+            ready_due(
+                conn,
+                now=codec.utcnow(),
+                grace=j.grace,
+                idle=j.idle,
+                default_evaluate=j.default_evaluate,
+                max_revision=j.max_revision,
+                limit=j.limit,
+            )
+            for j in jobs
+            if isinstance(j, SweepWrite)
+        ]
 
 
 def as_dicts(result: Any) -> list[dict[str, Any]]:

@@ -26,10 +26,10 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
@@ -37,7 +37,6 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from storage.walcheckpoint import WalCheckpointer
 
 log = logging.getLogger("iris.writer")
-T = TypeVar("T")
 
 
 class Overloaded(Exception):
@@ -163,20 +162,6 @@ class GroupCommitWriter:
         self._executor.shutdown(wait=True)
         if self.checkpointer is not None:
             await asyncio.to_thread(self.checkpointer.stop)
-
-    async def run_in_writer_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` on the thread that commits the batches, between two
-        of them.
-
-        For the other writers of the receiving process (the assembler's
-        sweeps): on SQLite a second thread's write transaction contends for
-        the database's one write lock, and the loser sleeps in SQLite's busy
-        handler (1 ms, then 2, 5, …) while the lock may be free again in a
-        fraction of that, holding every client waiting on the next commit.
-        Queued on the writer's own thread, the two take turns without waiting.
-        """
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn, *args)
 
     @property
     def inflight(self) -> tuple[int, int]:

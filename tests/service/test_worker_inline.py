@@ -13,6 +13,7 @@ from service.assembler import sweep_once
 from service.worker import drain
 from storage import codec
 from storage.models import EvaluationJob, Trace
+from tests.support.fixtures import FIXTURES
 
 
 def test_a_job_failing_three_times_stores_unknown(make_client: Callable[..., TestClient]) -> None:
@@ -134,20 +135,28 @@ def test_the_assembler_sleeps_until_the_next_trace_is_due(
     assert next_sweep_in(state.engine, state.settings, longest=0.02) == 0.02
 
 
-def test_the_receivers_sweeps_take_turns_with_its_writer(
+def test_the_receivers_sweeps_are_jobs_of_its_writer_on_sqlite(
     make_client: Callable[..., TestClient],
 ) -> None:
-    # A sweep is a write transaction: on SQLite it runs on the writer's
-    # thread, so the two never wait on the one write lock; on PostgreSQL,
-    # which locks rows, on a thread of its own, overlapping the writer.
-    import asyncio
-
+    # A sweep is a write transaction: on SQLite it is a job of the writer (it
+    # joins its next transaction), so the two never wait on the one write
+    # lock; on PostgreSQL, which locks rows, it runs on a thread of its own.
     from storage.engine import is_sqlite
 
-    client = make_client()
+    client = make_client(assembly_grace_ms=0)
     assembler = client.app.state.assembler  # type: ignore[attr-defined]
     state = client.app.state.iris  # type: ignore[attr-defined]
     if is_sqlite(state.engine):
-        assert assembler._run_write == state.writer.run_in_writer_thread
+        assert assembler.writer is state.writer
     else:
-        assert assembler._run_write is asyncio.to_thread
+        assert assembler.writer is None
+    body = (FIXTURES / "pydantic_ai/tools_ok.pb").read_bytes()
+    r = client.post("/v1/traces", content=body, headers={"content-type": "application/x-protobuf"})
+    assert r.status_code == 200
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        traces = client.get("/api/v1/traces").json()["traces"]
+        if traces and traces[0]["status"] == "ready":
+            break
+        time.sleep(0.05)
+    assert traces and traces[0]["status"] == "ready", traces

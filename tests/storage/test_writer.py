@@ -108,20 +108,3 @@ def test_admission_refuses_beyond_bounds(engine: Engine) -> None:
 
     asyncio.run(main())
     assert count(engine) == 4
-
-
-def test_other_writes_run_on_the_writer_thread_between_batches(engine: Engine) -> None:
-    import threading
-
-    async def main() -> tuple[str, str]:
-        writer = GroupCommitWriter(engine)
-        await writer.start()
-        await writer.submit(job("a"))
-        committing_thread = writer._executor._threads  # the one thread batches commit on
-        name = await writer.run_in_writer_thread(lambda: threading.current_thread().name)
-        await writer.stop()
-        (thread,) = committing_thread
-        return name, thread.name
-
-    ran_on, writer_thread = asyncio.run(main())
-    assert ran_on == writer_thread and ran_on.startswith("iris-writer")

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
 
+from receivers.otlp.wire import read_varint
 from storage.models import SpanBatchRow, SpanResource
 
 span_batches = cast(Table, SpanBatchRow.__table__)
@@ -170,25 +171,12 @@ def _fields(buf: bytes) -> Iterator[tuple[int, bytes]]:
     holds nothing else (the packing above writes only those)."""
     i, end = 0, len(buf)
     while i < end:
-        key, i = _read_varint(buf, i)
-        size, i = _read_varint(buf, i)
+        key, i = read_varint(buf, i, end)
+        size, i = read_varint(buf, i, end)
         if key & 7 != 2 or i + size > end:
             raise ValueError("not a packed span batch")
         yield key >> 3, buf[i : i + size]
         i += size
-
-
-def _read_varint(buf: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if i >= len(buf) or shift > 63:
-            raise ValueError("truncated varint in a packed span batch")
-        byte = buf[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i
-        shift += 7
 
 
 def unpack_resource_spans(packed: bytes) -> list[tuple[bytes, list[bytes]]]:
@@ -254,25 +242,17 @@ def batch_select(*columns: Any) -> Select[tuple[object, ...]]:
     return select(*(columns or (span_batches,)), span_resources.c.otlp_resource).select_from(joined)
 
 
-def _wrap_request(resource_spans: bytes) -> bytes:
-    """An ``ExportTraceServiceRequest`` holding ``resource_spans``: what the
-    receivers' decoder reads."""
-    return _framed(b"\x0a", (resource_spans,))
-
-
 def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
-    # The receivers' own lean decoder reads the spans back, so a stored span
-    # has the ids, names, kinds, times and status it had on arrival.
-    from receivers.otlp.decode import decode_traces_protobuf_lean
+    # The receivers read the spans back (``read_resource_spans``), so a stored
+    # span has the ids, names, kinds, times and status it had on arrival.
+    from receivers.otlp.decode import read_resource_spans
 
-    decoded = decode_traces_protobuf_lean(_wrap_request(bytes(row["otlp_spans"])))
-    otlp = decoded.otlp or []
     kinds = (row["iris_kinds"] or "").split()
     resource = row["otlp_resource"]
     resource_bytes = bytes(resource) if resource is not None else None
     received_at = row["received_at"]
     out = []
-    for i, r in enumerate(decoded.spans):
+    for i, (r, span_bytes) in enumerate(read_resource_spans(bytes(row["otlp_spans"]))):
         out.append(
             {
                 "trace_id": r.trace_id,
@@ -290,7 +270,7 @@ def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "resource": None,
                 "scope_name": r.scope_name,
                 "received_at": received_at,
-                "otlp_span": otlp[i][0],
+                "otlp_span": span_bytes,
                 "otlp_resource": resource_bytes,
             }
         )

@@ -17,6 +17,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
@@ -30,7 +31,7 @@ from receivers.conventions import traceloop as tl
 from receivers.otlp.errors import OtlpDecodeError
 from receivers.otlp.ids import json_id, pb_id
 from receivers.otlp.values import json_attributes, json_uint, pb_any, pb_attributes
-from receivers.otlp.wire import locate_error
+from receivers.otlp.wire import locate_error, read_varint
 from receivers.spans import OTLP_SPAN_KINDS, OTLP_STATUS_CODES, SpanEventRecord, SpanRecord
 
 # A hostile batch could carry millions of bad spans; the count stays exact but
@@ -245,6 +246,86 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
                 )
                 blob((t[9], resource_bytes, scope_bytes))
     return batch
+
+
+def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]:
+    """The spans of a serialized ``ResourceSpans`` that this receiver accepted
+    earlier (Iris's stored span batches, ``storage.spans``), with each span's
+    bytes: the records ``decode_traces_protobuf_lean`` gave on arrival, less
+    the resource (stored apart).
+
+    The bytes were validated when they arrived, so the C scanner reads them
+    without upb parsing them first; without the scanner, or if it declines,
+    the lean decoder does."""
+    request = b"\x0a" + _varint_bytes(len(resource_spans)) + resource_spans
+    if _spanscan is not None:
+        try:
+            scanned = _spanscan.scan(request, _SCAN_KEYS)
+            scopes = _scopes_of(resource_spans)
+        except ValueError:
+            scanned = None
+        if scanned is not None and len(scanned) == 1 and len(scanned[0]) == len(scopes):
+            kinds, codes = OTLP_SPAN_KINDS, OTLP_STATUS_CODES
+            out = []
+            for (scope_name, scope_version), spans in zip(scopes, scanned[0], strict=True):
+                for t in spans:
+                    if t[0] is None:  # refused on arrival, so never stored
+                        continue
+                    record = SpanRecord(
+                        t[0],
+                        t[1],
+                        t[3],
+                        t[2],
+                        kinds.get(t[4], "UNSPECIFIED"),
+                        t[5],
+                        t[6],
+                        codes.get(t[7], "UNSET"),
+                        t[8],
+                        t[10],
+                        [],
+                        {},
+                        scope_name,
+                        scope_version,
+                    )
+                    out.append((record, t[9]))
+            return out
+    batch = decode_traces_protobuf_lean(request)
+    return [(r, o[0]) for r, o in zip(batch.spans, batch.otlp or (), strict=True)]
+
+
+def _varint_bytes(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _scopes_of(resource_spans: bytes) -> list[tuple[str | None, str | None]]:
+    """(name, version) of the scope of each ``ScopeSpans`` (field 2), in order."""
+    out = []
+    buf = resource_spans
+    pos, end = 0, len(buf)
+    while pos < end:
+        key, pos = read_varint(buf, pos, end)
+        if key & 7 != 2:
+            raise ValueError("expected length-delimited fields only")
+        size, pos = read_varint(buf, pos, end)
+        if key >> 3 == 2:
+            scope = b""
+            if size and buf[pos] == 0x0A:  # the scope is field 1, written first
+                scope_size, at = read_varint(buf, pos + 1, pos + size)
+                scope = buf[at : at + scope_size]
+            out.append(_scope_named(scope))
+        pos += size
+    return out
+
+
+@lru_cache(maxsize=256)
+def _scope_named(scope: bytes) -> tuple[str | None, str | None]:
+    parsed = InstrumentationScope.FromString(scope)
+    return parsed.name or None, parsed.version or None
 
 
 def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:

@@ -15,14 +15,16 @@ from google.protobuf.descriptor import FieldDescriptor
 _WT_VARINT, _WT_I64, _WT_LEN, _WT_SGROUP, _WT_EGROUP, _WT_I32 = 0, 1, 2, 3, 4, 5
 
 
-class _WireError(Exception):
+class _WireError(ValueError):
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
 
 
-def _varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
+def read_varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
+    """(value, position after it) of the varint at ``pos``; ``ValueError`` if
+    it is truncated or too long."""
     result = shift = 0
     start = pos
     while True:
@@ -42,14 +44,14 @@ def _walk(buf: bytes, pos: int, end: int, descriptor: Any, path: str) -> None:
     fields = descriptor.fields_by_number if descriptor is not None else {}
     while pos < end:
         tag_at = pos
-        tag, pos = _varint(buf, pos, end)
+        tag, pos = read_varint(buf, pos, end)
         number, wire_type = tag >> 3, tag & 7
         if number == 0:
             raise _WireError(f"{path}: field number 0 is invalid", tag_at)
         field = fields.get(number)
         name = f"{path}.{field.name}" if field is not None else f"{path}.<field {number}>"
         if wire_type == _WT_VARINT:
-            _, pos = _varint(buf, pos, end)
+            _, pos = read_varint(buf, pos, end)
         elif wire_type == _WT_I64:
             if pos + 8 > end:
                 raise _WireError(f"{name}: truncated 64-bit value", pos)
@@ -60,7 +62,7 @@ def _walk(buf: bytes, pos: int, end: int, descriptor: Any, path: str) -> None:
             pos += 4
         elif wire_type == _WT_LEN:
             len_at = pos
-            length, pos = _varint(buf, pos, end)
+            length, pos = read_varint(buf, pos, end)
             if pos + length > end:
                 raise _WireError(
                     f"{name}: length {length} runs past the end of its enclosing message", len_at

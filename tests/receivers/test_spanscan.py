@@ -10,6 +10,7 @@ fields, wrong wire types); and the scanner must refuse malformed bytes with
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 
 import pytest
@@ -347,3 +348,29 @@ def test_ingest_attributes_of_every_shape_are_converted_as_upb_converts_them() -
     for value in ODD_VALUES.values():
         body = _request_of(BASE + _field(9, 2, _kv(b"gen_ai.operation.name", value)))
         _assert_same(body)
+
+
+def _stored_form(rs: ResourceSpans) -> bytes:
+    """A ResourceSpans as Iris stores it: without its resource, scope first."""
+    stored = ResourceSpans()
+    stored.scope_spans.extend(rs.scope_spans)
+    return stored.SerializeToString()
+
+
+@needs_fixtures
+@pytest.mark.parametrize("rel", trace_pb_fixtures())
+@pytest.mark.parametrize("scanner", ["c", "fallback"])
+def test_stored_spans_read_back_as_the_lean_decoder_reads_them(
+    rel: str, scanner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = (FIXTURES / rel).read_bytes()
+    req = ExportTraceServiceRequest.FromString(body)
+    if scanner == "fallback":
+        monkeypatch.setattr(decode, "_spanscan", None)
+    for rs in req.resource_spans:
+        one = ExportTraceServiceRequest()
+        one.resource_spans.add().CopyFrom(rs)
+        expected = decode.decode_traces_protobuf_lean(one.SerializeToString())
+        got = decode.read_resource_spans(_stored_form(rs))
+        assert [r for r, _ in got] == [dataclasses.replace(r, resource={}) for r in expected.spans]
+        assert [b for _, b in got] == [o[0] for o in expected.otlp or ()]

@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
 
-from receivers.otlp.wire import read_varint
+from receivers.otlp.wire import read_varint, write_varint
 from storage.models import SpanBatchRow, SpanResource
 
 span_batches = cast(Table, SpanBatchRow.__table__)
@@ -132,25 +132,20 @@ class OtlpPieceBuilder:
         )
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 # Length prefixes of the sizes most spans have, made once.
 _SHORT = 4096
-_LENGTHS = tuple(_varint(n) for n in range(_SHORT))
+_LENGTHS = tuple(write_varint(n) for n in range(_SHORT))
 
 
 def _framed(tag: bytes, parts: Iterable[bytes]) -> bytes:
     """Each part as a length-delimited protobuf field ``tag``, concatenated."""
     lengths, short = _LENGTHS, _SHORT
     return b"".join(
-        [x for p in parts for x in (tag, lengths[len(p)] if len(p) < short else _varint(len(p)), p)]
+        [
+            x
+            for p in parts
+            for x in (tag, lengths[len(p)] if len(p) < short else write_varint(len(p)), p)
+        ]
     )
 
 

@@ -28,6 +28,8 @@ from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from sqlalchemy.dialects import postgresql
 
+from receivers.otlp.wire import write_varint
+
 revision = "0006"
 down_revision = "0005"
 branch_labels = None
@@ -126,17 +128,8 @@ def _resource_spans(scope_name: str | None, span: bytes) -> bytes:
     if scope_name:
         message.scope.CopyFrom(InstrumentationScope(name=scope_name))
     # The span's bytes go in as they are: field 2 after the scope.
-    scope_spans = message.SerializeToString() + b"\x12" + _varint(len(span)) + span
-    return b"\x12" + _varint(len(scope_spans)) + scope_spans
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    scope_spans = message.SerializeToString() + b"\x12" + write_varint(len(span)) + span
+    return b"\x12" + write_varint(len(scope_spans)) + scope_spans
 
 
 def upgrade() -> None:

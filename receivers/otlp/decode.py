@@ -31,7 +31,7 @@ from receivers.conventions import traceloop as tl
 from receivers.otlp.errors import OtlpDecodeError
 from receivers.otlp.ids import json_id, pb_id
 from receivers.otlp.values import json_attributes, json_uint, pb_any, pb_attributes
-from receivers.otlp.wire import locate_error, read_varint
+from receivers.otlp.wire import locate_error, read_varint, write_varint
 from receivers.spans import OTLP_SPAN_KINDS, OTLP_STATUS_CODES, SpanEventRecord, SpanRecord
 
 # A hostile batch could carry millions of bad spans; the count stays exact but
@@ -208,7 +208,6 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
     append = batch.spans.append
     assert batch.otlp is not None
     blob = batch.otlp.append
-    kinds, codes = OTLP_SPAN_KINDS, OTLP_STATUS_CODES
     for ri, (rs, scopes) in enumerate(zip(resource_spans, scanned, strict=True)):
         scope_spans = rs.scope_spans
         if len(scopes) != len(scope_spans):
@@ -226,24 +225,7 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
                 if t[0] is None:
                     batch.reject(_pb_reason(ri, si, i, t[1], t[2], t[3]))
                     continue
-                append(
-                    SpanRecord(
-                        t[0],
-                        t[1],
-                        t[3],
-                        t[2],
-                        kinds.get(t[4], "UNSPECIFIED"),
-                        t[5],
-                        t[6],
-                        codes.get(t[7], "UNSET"),
-                        t[8],
-                        t[10],
-                        [],
-                        resource,
-                        scope_name,
-                        scope_version,
-                    )
-                )
+                append(_scanned_record(t, resource, scope_name, scope_version))
                 blob((t[9], resource_bytes, scope_bytes))
     return batch
 
@@ -257,7 +239,7 @@ def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]
     The bytes were validated when they arrived, so the C scanner reads them
     without upb parsing them first; without the scanner, or if it declines,
     the lean decoder does."""
-    request = b"\x0a" + _varint_bytes(len(resource_spans)) + resource_spans
+    request = b"\x0a" + write_varint(len(resource_spans)) + resource_spans
     if _spanscan is not None:
         try:
             scanned = _spanscan.scan(request, _SCAN_KEYS)
@@ -265,41 +247,15 @@ def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]
         except ValueError:
             scanned = None
         if scanned is not None and len(scanned) == 1 and len(scanned[0]) == len(scopes):
-            kinds, codes = OTLP_SPAN_KINDS, OTLP_STATUS_CODES
             out = []
             for (scope_name, scope_version), spans in zip(scopes, scanned[0], strict=True):
                 for t in spans:
                     if t[0] is None:  # refused on arrival, so never stored
                         continue
-                    record = SpanRecord(
-                        t[0],
-                        t[1],
-                        t[3],
-                        t[2],
-                        kinds.get(t[4], "UNSPECIFIED"),
-                        t[5],
-                        t[6],
-                        codes.get(t[7], "UNSET"),
-                        t[8],
-                        t[10],
-                        [],
-                        {},
-                        scope_name,
-                        scope_version,
-                    )
-                    out.append((record, t[9]))
+                    out.append((_scanned_record(t, {}, scope_name, scope_version), t[9]))
             return out
     batch = decode_traces_protobuf_lean(request)
     return [(r, o[0]) for r, o in zip(batch.spans, batch.otlp or (), strict=True)]
-
-
-def _varint_bytes(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 def _scopes_of(resource_spans: bytes) -> list[tuple[str | None, str | None]]:
@@ -326,6 +282,29 @@ def _scopes_of(resource_spans: bytes) -> list[tuple[str | None, str | None]]:
 def _scope_named(scope: bytes) -> tuple[str | None, str | None]:
     parsed = InstrumentationScope.FromString(scope)
     return parsed.name or None, parsed.version or None
+
+
+def _scanned_record(
+    t: tuple[Any, ...], resource: dict[str, Any], scope_name: str | None, scope_version: str | None
+) -> SpanRecord:
+    """A ``SpanRecord`` from one of the C scanner's span tuples (ids as hex,
+    name, kind and status as numbers, the ingest attributes)."""
+    return SpanRecord(
+        t[0],
+        t[1],
+        t[3],
+        t[2],
+        OTLP_SPAN_KINDS.get(t[4], "UNSPECIFIED"),
+        t[5],
+        t[6],
+        OTLP_STATUS_CODES.get(t[7], "UNSET"),
+        t[8],
+        t[10],
+        [],
+        resource,
+        scope_name,
+        scope_version,
+    )
 
 
 def lean_records_from_message(req: ExportTraceServiceRequest) -> DecodedBatch:

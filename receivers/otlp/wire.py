@@ -22,6 +22,16 @@ class _WireError(ValueError):
         self.offset = offset
 
 
+def write_varint(n: int) -> bytes:
+    """``n`` (not negative) as a protobuf varint."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
 def read_varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
     """(value, position after it) of the varint at ``pos``; ``ValueError`` if
     it is truncated or too long."""

@@ -1273,6 +1273,24 @@ def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Sig
     src_keys, src_sig = mat.twin_tables
     if not src_keys and not src_sig:
         return  # no twin to find: every lookup below would miss
+    if _near_misses is not None:
+        # the compiled loop: two key strings per figure were the rule's costliest step
+        yield from _near_misses(out, nums, src_keys, src_sig)
+        return
+    yield from _near_miss_numbers_reference(out, nums, src_keys, src_sig)
+
+
+# The compiled loop; None with an older build of the kernel (or none).
+_near_misses: Callable[[str, list[Num], dict[str, Num], dict[str, Num]], list[Signal]] | None = (
+    getattr(_numkernel, "near_misses", None)
+)
+
+
+def _near_miss_numbers_reference(
+    out: str, nums: list[Num], src_keys: dict[str, Num], src_sig: dict[str, Num]
+) -> Iterator[Signal]:
+    """The loop of :func:`_near_miss_numbers` in pure Python: the reference
+    ``_numkernel.near_misses`` must equal (same signals, same order)."""
     for n in nums:
         plain = n.digits.replace(",", "").replace(".", "")
         twin = src_keys.get(_digit_key(n.digits)) if len(plain) >= 3 else None

@@ -1536,10 +1536,16 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         words = _key_words(key)
         if words and words[0] not in low:
             continue  # the key's pattern starts with this literal word
-        rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
         # every match starts where that word does (a key starts with a letter,
-        # so the word is not empty): tried there only, not at every character
-        for m in tried_at(rx, low, _occurrences(low, words[0])) if words else rx.finditer(low):
+        # so the word is not empty) and the lookbehind lets it: tried there
+        # only, not at every character, and when there is no such place the
+        # pattern is not even built (a short key such as "ok" mostly occurs
+        # inside other words: "token", "look")
+        places = _key_starts(low, words[0]) if words else None
+        if places is not None and not places:
+            continue
+        rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
+        for m in tried_at(rx, low, places) if places is not None else rx.finditer(low):
             pol = _POLARITY.match(low, m.end())
             if pol is None:
                 continue
@@ -1574,12 +1580,16 @@ def _key_words(key: str) -> list[str]:
     return words
 
 
-def _occurrences(text: str, word: str) -> list[int]:
-    """Every offset at which ``word`` (not empty) occurs in ``text``, overlaps included."""
+def _key_starts(text: str, word: str) -> list[int]:
+    """The offsets at which ``word`` (not empty) occurs in ``text``, overlaps
+    included, where a key pattern's opening ``(?<![\\w-])`` holds: at the
+    text start, or after a character that is neither ``\\w``
+    (``str.isalnum`` or ``_``, as ``re`` reads it on str) nor ``-``."""
     found: list[int] = []
     i = text.find(word)
     while i >= 0:
-        found.append(i)
+        if not i or not ((c := text[i - 1]).isalnum() or c == "_" or c == "-"):
+            found.append(i)
         i = text.find(word, i + 1)
     return found
 

@@ -1212,6 +1212,15 @@ _CSV_BACK = re.compile(r"[\w .'&\s-]*")
 
 
 def _csv_row_possible(text: str, most: int = 32) -> bool:
+    """:func:`_csv_row_possible_reference`, compiled when the kernel is built
+    (one pass back from each comma instead of a regex match on the reversed
+    text per comma)."""
+    if _halkernel is not None:
+        return _halkernel.csv_row_possible(text, most)
+    return _csv_row_possible_reference(text, most)
+
+
+def _csv_row_possible_reference(text: str, most: int = 32) -> bool:
     """Whether some comma of ``text`` could end a CSV row's label.
 
     A match's start is a line start (the text start or just after a newline)

@@ -349,6 +349,22 @@ static PyObject *ascii_value(const text_t *t, Py_ssize_t a, Py_ssize_t b, int *a
             return NULL;
         }
     }
+    /* A run of at most 15 ASCII digits (commas aside) and no dot is an
+     * integer below 2**53: float() of it is that integer exactly (every such
+     * integer is a double, and correct rounding returns it), so it is summed
+     * here without the string-to-double parse. Longer runs, and decimals,
+     * which need rounding, take the parse below. */
+    {
+        long long acc = 0;
+        int ndig = 0, plain = 1;
+        for (Py_ssize_t i = a; i < b && plain; i++) {
+            Py_UCS4 ch = at(t, i);
+            if (ch == ',') continue;
+            if (ch < '0' || ch > '9' || ++ndig > 15) plain = 0;
+            else acc = acc * 10 + (long long)(ch - '0');
+        }
+        if (plain && ndig > 0) return PyFloat_FromDouble((double)acc);
+    }
     if (b - a + 1 > (Py_ssize_t)sizeof(small)) {
         buf = PyMem_Malloc((size_t)(b - a + 1));
         if (buf == NULL) return PyErr_NoMemory();

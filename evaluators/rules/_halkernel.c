@@ -157,11 +157,22 @@ static int day_before(const text_t *t, Py_ssize_t k) {
     return 0;
 }
 
+/* Whether some stem opens with the ASCII character c: most characters of a
+ * text are not one of "jfmasond", and are passed over on this one test. */
+static inline int stem_first(Py_UCS4 c) {
+    switch (c) {
+    case 'j': case 'f': case 'm': case 'a': case 's': case 'o': case 'n': case 'd':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The index in STEMS of the stem starting at i, or -1. */
 static int stem_index(const text_t *t, Py_ssize_t i) {
     if (i + 3 > t->n) return -1;
     Py_UCS4 a = at(t, i);
-    if (a < 'a' || a > 'z') return -1;
+    if (!stem_first(a)) return -1;
     for (int s = 0; s < 12; s++)
         if ((Py_UCS4)STEMS[s][0] == a && at(t, i + 1) == (Py_UCS4)STEMS[s][1] &&
             at(t, i + 2) == (Py_UCS4)STEMS[s][2])

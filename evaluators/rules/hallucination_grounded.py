@@ -760,13 +760,22 @@ def _failure_reasons(mat: Material) -> list[str]:
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
+    # the compiled test itself, looked up per call (no wrapper frame per gate)
+    any_in = _halkernel.any_in if _halkernel is not None else _any_in_reference
     reasons: list[str] = []
-    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
-        if (not lowered or ascii_text) and not _any_in(low if lowered else text, literals):
+    for rx, why, literals, lowered in _FAILURE_TABLE:
+        if (not lowered or ascii_text) and not any_in(low if lowered else text, literals):
             continue
         if rx.search(text):
             reasons.append(why)
     return reasons
+
+
+# _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above.
+_FAILURE_TABLE: tuple[tuple[re.Pattern[str], str, tuple[str, ...], bool], ...] = tuple(
+    (rx, why, literals, lowered)
+    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True)
+)
 
 
 # Literals at least one of which every failure-evidence pattern needs: a

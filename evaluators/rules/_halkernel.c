@@ -2,7 +2,7 @@
  * evaluators.rules._halkernel: the material-side scans of
  * no_hallucination_markers (evaluators/rules/hallucination_grounded.py), in C.
  *
- * Six functions, each equal to a pure-Python reference in
+ * Seven functions, each equal to a pure-Python reference in
  * hallucination_grounded.py, which stays the fallback:
  *
  *   any_in(hay, literals) -> bool                  ``_any_in_reference``
@@ -11,6 +11,7 @@
  *   month_stems(low) -> (stems, viable)            ``_month_stems_reference``
  *   assign_runs(text, value_after) -> list[int]    ``_assign_runs_reference``
  *   assign_settings(text, value_after) -> list | None  ``_assign_settings_reference``
+ *   csv_row_possible(text, most) -> bool           ``_csv_row_possible_reference``
  *
  * Why this exists: the flag pass (``_AssignStarts``) reversed the whole
  * material, found each ``:``/``=`` with ``str.find`` and ran two regex
@@ -156,11 +157,22 @@ static int day_before(const text_t *t, Py_ssize_t k) {
     return 0;
 }
 
+/* Whether some stem opens with the ASCII character c: most characters of a
+ * text are not one of "jfmasond", and are passed over on this one test. */
+static inline int stem_first(Py_UCS4 c) {
+    switch (c) {
+    case 'j': case 'f': case 'm': case 'a': case 's': case 'o': case 'n': case 'd':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The index in STEMS of the stem starting at i, or -1. */
 static int stem_index(const text_t *t, Py_ssize_t i) {
     if (i + 3 > t->n) return -1;
     Py_UCS4 a = at(t, i);
-    if (a < 'a' || a > 'z') return -1;
+    if (!stem_first(a)) return -1;
     for (int s = 0; s < 12; s++)
         if ((Py_UCS4)STEMS[s][0] == a && at(t, i + 1) == (Py_UCS4)STEMS[s][1] &&
             at(t, i + 2) == (Py_UCS4)STEMS[s][2])
@@ -453,6 +465,47 @@ error:
     return NULL;
 }
 
+/* -- csv_row_possible (mirrors ``_csv_row_possible_reference``) -----------
+ *
+ * Walks the commas in order. From each it reads back over the class of
+ * ``_CSV_BACK`` (``[\w .'&\s-]``: a word character, a space, ``.``, ``'``,
+ * ``&``, whitespace or ``-``) as that pattern does on the reversed text;
+ * True when the stretch reaches the text start or holds a newline (a
+ * newline is whitespace, so it is inside the stretch whenever it lies in
+ * ``text[b:c]``), or once more than ``most`` commas have been seen. The
+ * comma is outside the class, so the stretches do not overlap: one pass. */
+
+static inline int csv_back(Py_UCS4 c) {
+    return c == ' ' || c == '.' || c == '\'' || c == '&' || c == '-' || is_word(c) || is_space(c);
+}
+
+static PyObject *csv_row_possible(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "csv_row_possible(text, most) takes 2 arguments");
+        return NULL;
+    }
+    text_t t;
+    if (text_of(args[0], &t, "csv_row_possible") < 0) return NULL;
+    Py_ssize_t most = PyLong_AsSsize_t(args[1]);
+    if (most == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t seen = 0;
+    for (Py_ssize_t c = 0; c < t.n; c++) {
+        if (at(&t, c) != ',') continue;
+        seen++;
+        if (seen > most) Py_RETURN_TRUE;
+        Py_ssize_t j = c - 1;
+        while (j >= 0) {
+            Py_UCS4 ch = at(&t, j);
+            if (!csv_back(ch)) break;
+            if (ch == '\n') Py_RETURN_TRUE;
+            j--;
+        }
+        if (j < 0) Py_RETURN_TRUE; /* b == 0: the stretch starts the text */
+    }
+    Py_RETURN_FALSE;
+}
+
 /* -- any_in: ``any(lit in hay for lit in literals)`` -------------------------
  *
  * The material gates of the signals (``_any_in``): one call instead of a
@@ -479,6 +532,8 @@ static PyObject *any_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef methods[] = {
+    {"csv_row_possible", (PyCFunction)(void (*)(void))csv_row_possible, METH_FASTCALL,
+     "csv_row_possible(text, most) -> whether some comma may end a CSV row's label."},
     {"any_in", (PyCFunction)(void (*)(void))any_in, METH_FASTCALL,
      "any_in(hay, literals) -> any(lit in hay for lit in literals)."},
     {"has_digit", (PyCFunction)has_digit, METH_O,

@@ -760,13 +760,22 @@ def _failure_reasons(mat: Material) -> list[str]:
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
+    # the compiled test itself, looked up per call (no wrapper frame per gate)
+    any_in = _halkernel.any_in if _halkernel is not None else _any_in_reference
     reasons: list[str] = []
-    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True):
-        if (not lowered or ascii_text) and not _any_in(low if lowered else text, literals):
+    for rx, why, literals, lowered in _FAILURE_TABLE:
+        if (not lowered or ascii_text) and not any_in(low if lowered else text, literals):
             continue
         if rx.search(text):
             reasons.append(why)
     return reasons
+
+
+# _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above.
+_FAILURE_TABLE: tuple[tuple[re.Pattern[str], str, tuple[str, ...], bool], ...] = tuple(
+    (rx, why, literals, lowered)
+    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True)
+)
 
 
 # Literals at least one of which every failure-evidence pattern needs: a
@@ -1212,6 +1221,15 @@ _CSV_BACK = re.compile(r"[\w .'&\s-]*")
 
 
 def _csv_row_possible(text: str, most: int = 32) -> bool:
+    """:func:`_csv_row_possible_reference`, compiled when the kernel is built
+    (one pass back from each comma instead of a regex match on the reversed
+    text per comma)."""
+    if _halkernel is not None:
+        return _halkernel.csv_row_possible(text, most)
+    return _csv_row_possible_reference(text, most)
+
+
+def _csv_row_possible_reference(text: str, most: int = 32) -> bool:
     """Whether some comma of ``text`` could end a CSV row's label.
 
     A match's start is a line start (the text start or just after a newline)
@@ -1273,6 +1291,24 @@ def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Sig
     src_keys, src_sig = mat.twin_tables
     if not src_keys and not src_sig:
         return  # no twin to find: every lookup below would miss
+    if _near_misses is not None:
+        # the compiled loop: two key strings per figure were the rule's costliest step
+        yield from _near_misses(out, nums, src_keys, src_sig)
+        return
+    yield from _near_miss_numbers_reference(out, nums, src_keys, src_sig)
+
+
+# The compiled loop; None with an older build of the kernel (or none).
+_near_misses: Callable[[str, list[Num], dict[str, Num], dict[str, Num]], list[Signal]] | None = (
+    getattr(_numkernel, "near_misses", None)
+)
+
+
+def _near_miss_numbers_reference(
+    out: str, nums: list[Num], src_keys: dict[str, Num], src_sig: dict[str, Num]
+) -> Iterator[Signal]:
+    """The loop of :func:`_near_miss_numbers` in pure Python: the reference
+    ``_numkernel.near_misses`` must equal (same signals, same order)."""
     for n in nums:
         plain = n.digits.replace(",", "").replace(".", "")
         twin = src_keys.get(_digit_key(n.digits)) if len(plain) >= 3 else None
@@ -1518,10 +1554,16 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         words = _key_words(key)
         if words and words[0] not in low:
             continue  # the key's pattern starts with this literal word
-        rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
         # every match starts where that word does (a key starts with a letter,
-        # so the word is not empty): tried there only, not at every character
-        for m in tried_at(rx, low, _occurrences(low, words[0])) if words else rx.finditer(low):
+        # so the word is not empty) and the lookbehind lets it: tried there
+        # only, not at every character, and when there is no such place the
+        # pattern is not even built (a short key such as "ok" mostly occurs
+        # inside other words: "token", "look")
+        places = _key_starts(low, words[0]) if words else None
+        if places is not None and not places:
+            continue
+        rx = re.compile(r"(?<![\w-])" + r"[ _.-]?".join(map(re.escape, words)) + r"(?![\w-])")
+        for m in tried_at(rx, low, places) if places is not None else rx.finditer(low):
             pol = _POLARITY.match(low, m.end())
             if pol is None:
                 continue
@@ -1556,12 +1598,16 @@ def _key_words(key: str) -> list[str]:
     return words
 
 
-def _occurrences(text: str, word: str) -> list[int]:
-    """Every offset at which ``word`` (not empty) occurs in ``text``, overlaps included."""
+def _key_starts(text: str, word: str) -> list[int]:
+    """The offsets at which ``word`` (not empty) occurs in ``text``, overlaps
+    included, where a key pattern's opening ``(?<![\\w-])`` holds: at the
+    text start, or after a character that is neither ``\\w``
+    (``str.isalnum`` or ``_``, as ``re`` reads it on str) nor ``-``."""
     found: list[int] = []
     i = text.find(word)
     while i >= 0:
-        found.append(i)
+        if not i or not ((c := text[i - 1]).isalnum() or c == "_" or c == "-"):
+            found.append(i)
         i = text.find(word, i + 1)
     return found
 

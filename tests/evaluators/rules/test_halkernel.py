@@ -1,13 +1,14 @@
 """no_hallucination_markers' compiled material scans equal the Python references.
 
-``_halkernel`` has six functions, each of which must return exactly what
+``_halkernel`` has seven functions, each of which must return exactly what
 its reference in ``hallucination_grounded`` returns: ``any_in``
 (``_any_in_reference``, the material gates), ``has_digit``
 (``_has_digit_reference``), ``digit_sign_digit``
 (``_digit_sign_digit_reference``), ``month_stems``
 (``_month_stems_reference``, on lowered ASCII text as the date pass calls it),
-``assign_runs`` (``_assign_runs_reference``) and ``assign_settings``
-(``_assign_settings_reference``, or None where it defers to it). Texts are drawn from the
+``assign_runs`` (``_assign_runs_reference``), ``assign_settings``
+(``_assign_settings_reference``, or None where it defers to it) and
+``csv_row_possible`` (``_csv_row_possible_reference``). Texts are drawn from the
 characters the scans decide on (digits of several scripts, the signs, quotes,
 every kind of whitespace, the flag words in several cases, the letters that
 re.IGNORECASE folds to ASCII, astral characters), from any Unicode, and from
@@ -54,6 +55,9 @@ def _same(text: str) -> None:
     assert settings is None or settings == list(hg._assign_settings_reference(text))
     if text.isascii():
         assert settings is not None  # only a non-ASCII letter defers
+    for most in (0, 1, 2, 32):
+        got = kernel.csv_row_possible(text, most)
+        assert got is hg._csv_row_possible_reference(text, most)
     low = text.lower()
     if low.isascii():
         stems, viable = kernel.month_stems(low)
@@ -69,7 +73,7 @@ pieces = st.sampled_from(
         " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u2003",
         "\u3000", "ſ", "ı", "İ", "\u212a", "é", "Σ", "😀", "\U00010400", "中", "\u0301",
         "jan", "Jan", "feb", "mar", "may", "sep", "sept", "dec", "december", "octo", "mayx",
-        "st", "nd", "rd", "th", "of ", " of", ",", "(", ")",
+        "st", "nd", "rd", "th", "of ", " of", ",", "(", ")", "&", ", ", "|", "{", ";",
     ]
 )  # fmt: skip
 texts = st.lists(pieces, max_size=40).map("".join)
@@ -110,6 +114,12 @@ def test_the_scans_equal_the_reference_on_any_text(text: str) -> None:
         "ma",
         "jan 1",
         "x" * 5000 + ": on" + "may 3" * 100,
+        ",",
+        "a,b",
+        '{"ok": true, "rows": 3}',
+        '{"a": 1},\nBerlin, 214',
+        "x\u2028, y" + ", z" * 40,
+        "é\U00010400 &'.-, 3",
     ],
 )
 def test_the_scans_equal_the_reference_on_edges(text: str) -> None:
@@ -176,6 +186,10 @@ def test_the_kernel_checks_its_arguments() -> None:
         kernel.digit_sign_digit("1:2", ":")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         kernel.month_stems(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.csv_row_possible("a,b")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        kernel.csv_row_possible(b"a,b", 32)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         kernel.assign_runs("a:on")  # type: ignore[call-arg]
     with pytest.raises(ZeroDivisionError):

@@ -78,6 +78,9 @@ def test_the_scan_equals_the_reference_on_any_text(text: str) -> None:
         "and some  \n\t 8 and almost\u00a012",
         "ÀBOUT 5 and ABOUT 6 and \u212aABOUT 7",
         "1,234," + "567," * 30 + "890.125 and 0.000001 and 00012.50",  # long: parsed off the stack
+        # integers summed without the parse up to 15 digits; longer ones parsed
+        "999999999999999 9999999999999999 9007199254740993 0 000 0000000000000000001",
+        "123,456,789,012,345 and 1,234,567,890,123,456 and 999,999,999,999,999,999",
         "café 12 and 12,345.5 and ٣٤,٥٦٧ and 1\u0661",  # a non-ASCII text or digit
         "~5 ≈6 approx. 7 call it 8 roughly\t9 OVER 10 x 11",  # the window's last letter
     ],

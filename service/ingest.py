@@ -22,7 +22,7 @@ from receivers.spans import SpanRecord
 from service.state import ServiceState
 from storage import codec
 from storage.otlp import LogEventsWrite, SpanBatchWrite, TraceDelta
-from storage.spans import OtlpPieceBuilder, SpanPiece, resource_hash
+from storage.spans import OtlpPieceBuilder, json_piece, resource_hash
 from storage.writer import Overloaded, StorageUnavailable
 
 
@@ -102,7 +102,7 @@ def build_deltas(
     deltas = []
     for trace_id, indexes in groups.items():
         builders: dict[str | None, OtlpPieceBuilder] = {}
-        json_piece: SpanPiece | None = None
+        json_spans: list[dict[str, Any]] = []
         root_span_id = None
         first: int | None = None
         error = finalize = False
@@ -117,12 +117,7 @@ def build_deltas(
                     builder = builders[key] = OtlpPieceBuilder(key)
                 builder.add(r.span_id, iris_kind, scope, span_bytes)
             else:
-                if json_piece is None:
-                    json_piece = SpanPiece([], [], json_spans=[])
-                assert json_piece.json_spans is not None
-                json_piece.json_spans.append(json_span(r, iris_kind))
-                json_piece.span_ids.append(r.span_id)
-                json_piece.iris_kinds.append(iris_kind)
+                json_spans.append(json_span(r, iris_kind))
             if not r.parent_span_id and root_span_id is None:
                 root_span_id = r.span_id
             start = r.start_unix_nano
@@ -137,9 +132,9 @@ def build_deltas(
         deltas.append(
             TraceDelta(
                 trace_id=trace_id,
-                pieces=[b.piece() for b in builders.values()]
-                if json_piece is None
-                else [json_piece],
+                pieces=[json_piece(json_spans)]
+                if json_spans
+                else [b.piece() for b in builders.values()],
                 has_root=root_span_id is not None,
                 root_span_id=root_span_id,
                 first_start=codec.ns_to_datetime(first or 1),

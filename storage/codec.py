@@ -135,21 +135,18 @@ def trace_row(
     }
 
 
-def native_span_rows(
-    spans: tuple[Span, ...], *, trace_id: str, tenant_id: str, now: datetime
-) -> list[dict[str, Any]]:
+def native_spans(spans: tuple[Span, ...]) -> list[dict[str, Any]]:
+    """A native trace's spans as stored (``storage.spans.JSON_SPAN_KEYS``)."""
     rows = []
     seen: set[str] = set()
     for span in spans:
-        span_id = span.span_id or new_span_id()
+        span_id = (span.span_id or new_span_id())[:16]
         while span_id in seen:  # a body may repeat ids; never lose a span to that
             span_id = new_span_id()
         seen.add(span_id)
         rows.append(
             {
-                "tenant_id": tenant_id,
-                "trace_id": trace_id,
-                "span_id": span_id[:16],
+                "span_id": span_id,
                 "parent_span_id": span.parent_span_id,
                 "name": span.name,
                 "kind": span.kind,
@@ -162,7 +159,6 @@ def native_span_rows(
                 "events": [dataclasses.asdict(e) for e in span.events],
                 "resource": None,
                 "scope_name": None,
-                "received_at": now,
             }
         )
     return rows

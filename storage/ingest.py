@@ -40,7 +40,7 @@ class NativeTraceWrite(WriteJob):
         trace_store.insert_traces(
             conn,
             [j.row for j in natives],
-            [s for j in natives for s in j.span_rows],
+            [j.span_rows for j in natives],
             index=False,
         )
         search.index_rows(conn, indexed)

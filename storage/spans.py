@@ -22,6 +22,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
 
 from receivers.otlp.wire import read_varint, write_varint
+from storage.assembly import as_dicts
 from storage.models import SpanBatchRow, SpanResource
 
 span_batches = cast(Table, SpanBatchRow.__table__)
@@ -47,14 +48,11 @@ SPAN_KEYS = (
     "events",
     "resource",
     "scope_name",
-    "received_at",
     "otlp_span",
     "otlp_resource",
 )
 # What a JSON-form span object holds (the rest comes from its batch).
-JSON_SPAN_KEYS = tuple(
-    k for k in SPAN_KEYS if k not in ("trace_id", "received_at", "otlp_span", "otlp_resource")
-)
+JSON_SPAN_KEYS = tuple(k for k in SPAN_KEYS if k not in ("trace_id", "otlp_span", "otlp_resource"))
 
 
 def resource_hash(raw: bytes) -> str:
@@ -210,13 +208,12 @@ def batch_row(
     }
 
 
-def json_piece(spans: Sequence[Mapping[str, Any]]) -> SpanPiece:
-    """A JSON-form piece from span dicts (any extra keys are dropped)."""
-    objects = [{k: s.get(k) for k in JSON_SPAN_KEYS} for s in spans]
+def json_piece(spans: Sequence[dict[str, Any]]) -> SpanPiece:
+    """A JSON-form piece from span objects with ``JSON_SPAN_KEYS``."""
     return SpanPiece(
-        [str(o["span_id"]) for o in objects],
-        [str(o["iris_kind"]) for o in objects],
-        json_spans=objects,
+        [s["span_id"] for s in spans],
+        [s["iris_kind"] for s in spans],
+        json_spans=list(spans),
     )
 
 
@@ -224,9 +221,19 @@ def json_piece(spans: Sequence[Mapping[str, Any]]) -> SpanPiece:
 # reading
 
 
-def batch_select(*columns: Any) -> Select[tuple[object, ...]]:
-    """``SELECT`` batches (all columns, or the given ones) with their resource
-    bytes as ``otlp_resource`` (NULL for JSON batches)."""
+# What readers take of a batch: not its arrival time (parsing SQLite's
+# datetime text costs more than the rest of a row, and no reader shows it).
+_READ = (
+    span_batches.c.trace_id,
+    span_batches.c.iris_kinds,
+    span_batches.c.otlp_spans,
+    span_batches.c.spans_json,
+)
+
+
+def batch_select() -> Select[tuple[object, ...]]:
+    """``SELECT`` what readers take of batches, with their resource bytes as
+    ``otlp_resource`` (NULL for JSON batches)."""
     joined = span_batches.outerjoin(
         span_resources,
         and_(
@@ -234,7 +241,7 @@ def batch_select(*columns: Any) -> Select[tuple[object, ...]]:
             span_resources.c.resource_hash == span_batches.c.resource_hash,
         ),
     )
-    return select(*(columns or (span_batches,)), span_resources.c.otlp_resource).select_from(joined)
+    return select(*_READ, span_resources.c.otlp_resource).select_from(joined)
 
 
 def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -242,12 +249,12 @@ def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     # span has the ids, names, kinds, times and status it had on arrival.
     from receivers.otlp.decode import read_resource_spans
 
-    kinds = (row["iris_kinds"] or "").split()
     resource = row["otlp_resource"]
     resource_bytes = bytes(resource) if resource is not None else None
-    received_at = row["received_at"]
     out = []
-    for i, (r, span_bytes) in enumerate(read_resource_spans(bytes(row["otlp_spans"]))):
+    for (r, span_bytes), iris_kind in zip(
+        read_resource_spans(bytes(row["otlp_spans"])), row["iris_kinds"].split(), strict=True
+    ):
         out.append(
             {
                 "trace_id": r.trace_id,
@@ -255,7 +262,7 @@ def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "parent_span_id": r.parent_span_id,
                 "name": r.name,
                 "kind": r.kind,
-                "iris_kind": kinds[i] if i < len(kinds) else "SPAN",
+                "iris_kind": iris_kind,
                 "status_code": r.status_code,
                 "status_message": r.status_message,
                 "start_unix_nano": r.start_unix_nano,
@@ -264,7 +271,6 @@ def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "events": None,
                 "resource": None,
                 "scope_name": r.scope_name,
-                "received_at": received_at,
                 "otlp_span": span_bytes,
                 "otlp_resource": resource_bytes,
             }
@@ -280,11 +286,10 @@ def expand(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if row["otlp_spans"] is not None:
             out.extend(_expand_protobuf(row))
             continue
-        trace_id, received_at = row["trace_id"], row["received_at"]
+        trace_id = row["trace_id"]
         for obj in row["spans_json"] or ():
             span = {k: obj.get(k) for k in JSON_SPAN_KEYS}
             span["trace_id"] = trace_id
-            span["received_at"] = received_at
             span["otlp_span"] = None
             span["otlp_resource"] = None
             out.append(span)
@@ -303,8 +308,7 @@ def spans_of(conn: Connection, tenant_id: str, trace_ids: Sequence[str]) -> list
                 and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id.in_(chunk))
             )
         )
-        keys = tuple(result.keys())
-        out.extend(expand(dict(zip(keys, r, strict=True)) for r in result))
+        out.extend(expand(as_dicts(result)))
     out.sort(key=lambda s: (s["trace_id"], s["span_id"]))
     return out
 

@@ -32,19 +32,18 @@ SORT_COLUMNS = {
 def insert_traces(
     conn: Connection,
     rows: Sequence[dict[str, Any]],
-    span_rows: Sequence[dict[str, Any]],
+    spans: Sequence[Sequence[dict[str, Any]]],
     *,
     index: bool = True,
 ) -> None:
-    """Insert complete traces with their spans (one batch per trace) and search rows."""
+    """Insert complete traces, each with its spans (``spans[i]`` for
+    ``rows[i]``, one batch), and their search rows."""
     if rows:
         conn.execute(traces.insert(), list(rows))
-    by_trace: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for span in span_rows:
-        by_trace.setdefault((span["tenant_id"], span["trace_id"]), []).append(span)
     batches = [
-        batch_row(tenant_id, trace_id, 0, json_piece(group), group[0]["received_at"])
-        for (tenant_id, trace_id), group in by_trace.items()
+        batch_row(row["tenant_id"], row["trace_id"], 0, json_piece(group), row["created_at"])
+        for row, group in zip(rows, spans, strict=True)
+        if group
     ]
     if batches:
         conn.execute(span_batches.insert(), batches)

@@ -53,6 +53,14 @@
 #include <Python.h>
 #include <math.h>
 
+/* The shape of a ``Num`` (hallucination_grounded.Num, a NamedTuple of 8):
+ * a float value first and, when ``digits`` is asked for, its digit string
+ * last. Every function taking Nums checks them with this. */
+static inline int is_num(PyObject *o, int digits) {
+    return PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 8 && PyFloat_Check(PyTuple_GET_ITEM(o, 0)) &&
+           (!digits || PyUnicode_Check(PyTuple_GET_ITEM(o, 7)));
+}
+
 typedef struct {
     int kind;
     const void *data;
@@ -1171,8 +1179,7 @@ static PyObject *twin_tables(PyObject *self, PyObject *nums) {
     if (keys == NULL || sig == NULL) goto error;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
         PyObject *num = PyList_GET_ITEM(nums, i);
-        if (!PyTuple_Check(num) || PyTuple_GET_SIZE(num) != 8 ||
-            !PyFloat_Check(PyTuple_GET_ITEM(num, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(num, 7))) {
+        if (!is_num(num, 1)) {
             PyErr_SetString(PyExc_TypeError, "nums must be Num tuples");
             goto error;
         }
@@ -1232,8 +1239,7 @@ static PyObject *near_misses(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (found == NULL) return NULL;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
         PyObject *num = PyList_GET_ITEM(nums, i);
-        if (!PyTuple_Check(num) || PyTuple_GET_SIZE(num) != 8 ||
-            !PyFloat_Check(PyTuple_GET_ITEM(num, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(num, 7))) {
+        if (!is_num(num, 1)) {
             PyErr_SetString(PyExc_TypeError, "nums must be Num tuples");
             goto error;
         }
@@ -1263,8 +1269,7 @@ static PyObject *near_misses(PyObject *self, PyObject *const *args, Py_ssize_t n
             Py_DECREF(key);
             if (cand == NULL && PyErr_Occurred()) goto error_num;
             if (cand != NULL) {
-                if (!PyTuple_Check(cand) || PyTuple_GET_SIZE(cand) != 8 ||
-                    !PyFloat_Check(PyTuple_GET_ITEM(cand, 0))) {
+                if (!is_num(cand, 0)) {
                     PyErr_SetString(PyExc_TypeError, "src_sig values must be Num tuples");
                     goto error_num;
                 }
@@ -1275,8 +1280,7 @@ static PyObject *near_misses(PyObject *self, PyObject *const *args, Py_ssize_t n
             }
         }
         if (twin != NULL) {
-            if (!PyTuple_Check(twin) || PyTuple_GET_SIZE(twin) != 8 ||
-                !PyFloat_Check(PyTuple_GET_ITEM(twin, 0))) {
+            if (!is_num(twin, 0)) {
                 PyErr_SetString(PyExc_TypeError, "table values must be Num tuples");
                 goto error_num;
             }
@@ -1507,8 +1511,7 @@ static PyObject *loose(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     if (out == NULL) return NULL;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
         PyObject *n = PyList_GET_ITEM(nums, i);
-        if (!PyTuple_Check(n) || PyTuple_GET_SIZE(n) != 8 ||
-            !PyFloat_Check(PyTuple_GET_ITEM(n, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(n, 7))) {
+        if (!is_num(n, 1)) {
             PyErr_SetString(PyExc_TypeError, "loose: nums must hold Num tuples");
             goto error;
         }
@@ -1655,8 +1658,7 @@ static int grounds_num(ground_t *g, PyObject *n, int is_pct) {
         }
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
             PyObject *s = PyList_GET_ITEM(nums, i);
-            if (!PyTuple_Check(s) || PyTuple_GET_SIZE(s) != 8 ||
-                !PyFloat_Check(PyTuple_GET_ITEM(s, 0))) {
+            if (!is_num(s, 0)) {
                 PyErr_SetString(PyExc_TypeError, "grounded_loose: material.nums must hold Nums");
                 return -1;
             }
@@ -1700,8 +1702,7 @@ static PyObject *grounded_loose(PyObject *self, PyObject *const *args, Py_ssize_
      * Python code run here is the material's lazy fields) */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
         PyObject *n = PyList_GET_ITEM(nums, i);
-        if (!PyTuple_Check(n) || PyTuple_GET_SIZE(n) != 8 ||
-            !PyFloat_Check(PyTuple_GET_ITEM(n, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(n, 7))) {
+        if (!is_num(n, 1)) {
             PyErr_SetString(PyExc_TypeError, "grounded_loose: nums must hold Num tuples");
             goto error;
         }

@@ -89,16 +89,14 @@ async def log_trace(
         trace.metadata = {**trace.metadata, "trace_context": context}
     trace_id = codec.new_trace_id()
     row = codec.trace_row(trace, trace_id=trace_id, tenant_id=state.tenant, source=source, now=now)
-    span_rows = codec.native_span_rows(
-        trace.spans, trace_id=trace_id, tenant_id=state.tenant, now=now
-    )
+    spans = codec.native_spans(trace.spans)
     evaluation = None
     if parsed.evaluate:
         # Judged before anything is stored: a failure here stores nothing.
         evaluation = await evaluate_trace(state, trace, parsed.eval_type)
     job = NativeTraceWrite(
         row=row,
-        span_rows=span_rows,
+        span_rows=spans,
         index=state.settings.search_index == "on",
         enqueue=evaluation is None and state.settings.evaluate_on_ingest,
         evaluation=evaluation,

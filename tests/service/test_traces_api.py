@@ -107,6 +107,17 @@ def test_identical_payloads_are_two_traces(client: TestClient) -> None:
     assert client.get("/api/v1/traces").json()["total"] == 2
 
 
+def test_span_ids_alike_in_their_first_16_characters_are_both_kept(client: TestClient) -> None:
+    # Stored ids are 16 characters: two longer ids that agree that far must
+    # not become one span (the second gets a fresh id).
+    spans = [{"name": f"s{i}", "span_id": "a" * 16 + f"-{i}"} for i in range(2)]
+    r = client.post("/api/v1/traces", json={"agent_name": "a", "output": "x", "spans": spans})
+    assert r.status_code == 201, r.text
+    detail = client.get(f"/api/v1/traces/{r.json()['trace_id']}").json()
+    ids = sorted(s["span_id"] for s in detail["spans"])
+    assert len(ids) == 2 and len(set(ids)) == 2 and "a" * 16 in ids
+
+
 def test_malformed_traceparent_is_ignored(client: TestClient) -> None:
     trace_id = post(
         client, {"agent_name": "a"}, traceparent="00-" + "0" * 32 + "-" + "cd" * 8 + "-01"

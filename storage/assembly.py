@@ -15,12 +15,10 @@ from typing import Any, ClassVar, cast
 from sqlalchemy import (
     ColumnElement,
     Connection,
-    DateTime,
     ScalarSelect,
     Select,
     Table,
     and_,
-    bindparam,
     false,
     literal_column,
     select,
@@ -115,21 +113,43 @@ def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime
     return min(times, default=None)
 
 
-_ENQUEUE_READIED = text(
-    "INSERT INTO evaluation_jobs (tenant_id, trace_id, revision, eval_type, evaluate, state, "
-    "attempts, created_at, updated_at) "
-    "SELECT tenant_id, trace_id, revision, eval_type, "
-    "(COALESCE(evaluate, :default_evaluate) AND revision <= :max_revision), "
-    "'pending', 0, :now, :now FROM traces "
-    "WHERE status = 'ready' AND ready_at = :marker "
-    "AND ((COALESCE(evaluate, :default_evaluate) AND revision <= :max_revision) OR NOT derived) "
-    "ON CONFLICT DO NOTHING"
-).bindparams(
-    # Typed, so that SQLite compares the text the DateTime column stores (a
-    # plain datetime parameter drops ".000000" when its microseconds are 0).
-    bindparam("now", type_=DateTime()),
-    bindparam("marker", type_=DateTime()),
+# What a readied trace's job needs, returned by the UPDATE that readies it.
+_READIED_COLUMNS = (
+    traces.c.tenant_id,
+    traces.c.trace_id,
+    traces.c.revision,
+    traces.c.eval_type,
+    traces.c.evaluate,
+    traces.c.derived,
 )
+
+
+def _queued_jobs(
+    readied: Sequence[Any], *, default_evaluate: bool, max_revision: int, now: datetime
+) -> list[dict[str, Any]]:
+    """The evaluation jobs of traces just readied: judged when the trace asks
+    for it (``iris.evaluate``) or the service default says so, within the
+    re-evaluation cap; queued unjudged (to derive fields only) when its
+    stored fields lag its spans; not queued otherwise."""
+    rows = []
+    for tenant_id, trace_id, revision, eval_type, evaluate, derived in readied:
+        wanted = default_evaluate if evaluate is None else evaluate
+        judge = bool(wanted) and revision <= max_revision
+        if judge or not derived:
+            rows.append(
+                {
+                    "tenant_id": tenant_id,
+                    "trace_id": trace_id,
+                    "revision": revision,
+                    "eval_type": eval_type,
+                    "evaluate": judge,
+                    "state": "pending",
+                    "attempts": 0,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
+    return rows
 
 
 def ready_due(
@@ -149,7 +169,7 @@ def ready_due(
     (its own ``iris.evaluate`` or the service default, within the re-evaluation
     cap) or when its fields still need deriving from its spans.
     """
-    readied = 0
+    readied: list[Any] = []
     postgresql = conn.dialect.name == "postgresql"
     for due in _due_keys(now=now, grace=grace, idle=idle, limit=limit, dialect=conn.dialect.name):
         # One statement per reason: the traces are chosen and marked in the
@@ -174,25 +194,23 @@ def ready_due(
             # SQLite runs each statement alone; a status guard here would
             # lead its planner away from the primary key.
             where = [tuple_(traces.c.tenant_id, traces.c.trace_id).in_(due)]
-        result = conn.execute(
-            update(traces)
-            .where(*where)
-            .values(status="ready", ready_at=now)
-            .execution_options(synchronize_session=False)
+        readied.extend(
+            conn.execute(
+                update(traces)
+                .where(*where)
+                .values(status="ready", ready_at=now)
+                .returning(*_READIED_COLUMNS)
+                .execution_options(synchronize_session=False)
+            ).all()
         )
-        readied += max(int(result.rowcount or 0), 0)
-    if not readied:
-        return 0
-    conn.execute(
-        _ENQUEUE_READIED,
-        {
-            "default_evaluate": default_evaluate,
-            "max_revision": max_revision,
-            "now": now,
-            "marker": now,
-        },
+    # The UPDATE hands back what the jobs need: reading the readied traces
+    # again (INSERT … SELECT by status and ready time) cost ~26 µs a trace
+    # on SQLite and an index on (status, ready_at) kept for that alone.
+    queued = _queued_jobs(
+        readied, default_evaluate=default_evaluate, max_revision=max_revision, now=now
     )
-    return readied
+    insert_rows(conn, jobs, queued, ignore_conflicts=True)
+    return len(readied)
 
 
 @dataclass

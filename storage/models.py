@@ -114,7 +114,6 @@ class Trace(Base):
             sqlite_where=text(OPEN_TRACE),
             postgresql_where=text(OPEN_TRACE),
         ),
-        Index("ix_traces_status_ready_at", "status", "ready_at"),
         Index("ix_traces_tenant_run", "tenant_id", "run"),
         Index("ix_traces_tenant_session", "tenant_id", "session_id"),
         Index("ix_traces_tenant_latest_score", "tenant_id", "latest_score"),

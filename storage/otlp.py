@@ -16,9 +16,10 @@ from typing import Any, ClassVar, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, select, update
 
-from storage.fastinsert import insert_rows
+from storage import jsontext
+from storage.fastinsert import driver_datetime, insert_rows, insert_values
 from storage.models import LogEventRow, SpanResource, Trace
-from storage.spans import SpanPiece, batch_row, span_batches, stored_span_ids
+from storage.spans import BATCH_COLUMNS, SpanPiece, batch_values, span_batches, stored_span_ids
 from storage.writer import WriteJob
 
 traces = cast(Table, Trace.__table__)
@@ -75,6 +76,29 @@ def _chunks(items: list[str]) -> Iterable[list[str]]:
         yield items[i : i + _IN_CHUNK]
 
 
+# The columns of a new trace row, in the order ``_apply_tenant`` builds them.
+# Content columns stay NULL until a worker derives them (derived: False).
+_TRACE_COLUMNS: tuple[str, ...] = (
+    "tenant_id",
+    "trace_id",
+    "agent_name",
+    "timestamp",
+    "created_at",
+    "source",
+    "status",
+    "revision",
+    "root_span_id",
+    "has_root",
+    "error",
+    "span_count",
+    "last_span_at",
+    "finalize_requested",
+    "derived",
+    "otel_service_name",
+    "metadata",
+)
+
+
 def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) -> None:
     merged: dict[str, list[tuple[SpanBatchWrite, TraceDelta]]] = {}
     for job in jobs:
@@ -94,56 +118,57 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
         )
     stored = stored_span_ids(conn, tenant_id, [t for t in trace_ids if t in existing_traces])
 
-    new_rows: list[dict[str, Any]] = []
+    # Rows are built as the driver takes them (``insert_values``): each
+    # request's arrival time converted once, not once per row and column.
+    as_param = driver_datetime(conn.dialect.name)
+    arrivals = {id(job): as_param(job.received_at) for job in jobs}
+    new_rows: list[tuple[Any, ...]] = []
     updates: list[dict[str, Any]] = []
-    batch_rows: list[dict[str, Any]] = []
+    batch_rows: list[tuple[Any, ...]] = []
     for trace_id, pieces in merged.items():
-        job0 = pieces[0][0]
-        known = stored.get(trace_id, [])
-        seen = set(known)
-        # A batch's key is how many spans of its trace came before it.
-        seq = len(known)
-        fresh = 0
-        for job, delta in pieces:
-            for piece in delta.pieces:
-                wanted = []
-                for i, sid in enumerate(piece.span_ids):
-                    if sid not in seen:  # stored before, or twice in this write
-                        seen.add(sid)
-                        wanted.append(i)
-                if not wanted:
-                    continue
-                kept = piece if len(wanted) == len(piece.span_ids) else piece.keep(wanted)
-                batch_rows.append(batch_row(tenant_id, trace_id, seq, kept, job.received_at))
-                seq += len(wanted)
-                fresh += len(wanted)
-        has_root = any(d.has_root for _, d in pieces)
-        root_span_id = next((d.root_span_id for _, d in pieces if d.has_root), None)
-        error = any(d.error for _, d in pieces)
-        finalize = any(d.finalize for _, d in pieces)
-        first_start = min(d.first_start for _, d in pieces)
+        job0, delta0 = pieces[0]
+        if len(pieces) == 1 and trace_id not in existing_traces and _distinct(delta0):
+            # The common case: a trace's first spans, in one request, none
+            # repeated: every piece is kept whole.
+            seq = 0
+            arrival = arrivals[id(job0)]
+            for piece in delta0.pieces:
+                batch_rows.append(batch_values(tenant_id, trace_id, seq, piece, arrival))
+                seq += len(piece.span_ids)
+            has_root, root_span_id = delta0.has_root, delta0.root_span_id
+            error, finalize, first_start = delta0.error, delta0.finalize, delta0.first_start
+            fresh = seq
+        else:
+            fresh = _fold_pieces(
+                tenant_id, trace_id, pieces, stored.get(trace_id, []), arrivals, batch_rows
+            )
+            has_root = any(d.has_root for _, d in pieces)
+            root_span_id = next((d.root_span_id for _, d in pieces if d.has_root), None)
+            error = any(d.error for _, d in pieces)
+            finalize = any(d.finalize for _, d in pieces)
+            first_start = min(d.first_start for _, d in pieces)
         if trace_id not in existing_traces:
-            # Content columns stay NULL until a worker derives them (derived: False).
+            arrival = arrivals[id(job0)]
             new_rows.append(
-                {
-                    "tenant_id": tenant_id,
-                    "trace_id": trace_id,
-                    "agent_name": pieces[0][1].service_name or "otel",
-                    "timestamp": first_start,
-                    "created_at": job0.received_at,
-                    "source": job0.source,
-                    "status": "open",
-                    "revision": 1,
-                    "root_span_id": root_span_id,
-                    "has_root": has_root,
-                    "error": error,
-                    "span_count": fresh,
-                    "last_span_at": job0.received_at,
-                    "finalize_requested": finalize,
-                    "derived": False,
-                    "otel_service_name": pieces[0][1].service_name,
-                    "metadata": {},
-                }
+                (
+                    tenant_id,
+                    trace_id,
+                    delta0.service_name or "otel",
+                    as_param(first_start),
+                    arrival,
+                    job0.source,
+                    "open",
+                    1,
+                    root_span_id,
+                    has_root,
+                    error,
+                    fresh,
+                    arrival,
+                    finalize,
+                    False,
+                    delta0.service_name,
+                    "{}",
+                )
             )
         elif fresh or finalize:
             updates.append(
@@ -171,7 +196,7 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
         ],
         ignore_conflicts=True,
     )
-    insert_rows(conn, traces, new_rows)
+    insert_values(conn, traces, _TRACE_COLUMNS, new_rows)
     if updates:
         _update_aggregates(conn, tenant_id, updates)
     # The batches are new as of this transaction's reads above, on both
@@ -179,7 +204,53 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     # trace in between takes the same ``seq``, so this fails with a unique
     # violation and the writer retries the request, which then reads those
     # spans as stored and counts each once (``storage.writer.run_transaction``).
-    insert_rows(conn, span_batches, batch_rows)
+    insert_values(conn, span_batches, BATCH_COLUMNS, [_json_text(row) for row in batch_rows])
+
+
+def _distinct(delta: TraceDelta) -> bool:
+    """Whether no span id repeats within the delta (one piece: a set's size)."""
+    if len(delta.pieces) == 1:
+        ids = delta.pieces[0].span_ids
+        return len(set(ids)) == len(ids)
+    every = [sid for piece in delta.pieces for sid in piece.span_ids]
+    return len(set(every)) == len(every)
+
+
+def _fold_pieces(
+    tenant_id: str,
+    trace_id: str,
+    pieces: list[tuple[SpanBatchWrite, TraceDelta]],
+    known: list[str],
+    arrivals: dict[int, Any],
+    out: list[tuple[Any, ...]],
+) -> int:
+    """Append the batch rows of a trace's pieces, leaving out spans stored
+    before or repeated in this write; returns how many spans are new. A
+    batch's key is how many spans of its trace came before it."""
+    seen = set(known)
+    seq = len(known)
+    fresh = 0
+    for job, delta in pieces:
+        for piece in delta.pieces:
+            wanted = []
+            for i, sid in enumerate(piece.span_ids):
+                if sid not in seen:  # stored before, or twice in this write
+                    seen.add(sid)
+                    wanted.append(i)
+            if not wanted:
+                continue
+            kept = piece if len(wanted) == len(piece.span_ids) else piece.keep(wanted)
+            out.append(batch_values(tenant_id, trace_id, seq, kept, arrivals[id(job)]))
+            seq += len(wanted)
+            fresh += len(wanted)
+    return fresh
+
+
+def _json_text(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A batch row with its JSON spans (the last column) as text."""
+    if row[-1] is None:
+        return row
+    return (*row[:-1], jsontext.dumps(row[-1]))
 
 
 def _update_aggregates(conn: Connection, tenant_id: str, updates: list[dict[str, Any]]) -> None:

@@ -189,23 +189,47 @@ def unpack_resource_spans(packed: bytes) -> list[tuple[bytes, list[bytes]]]:
     return runs
 
 
+# The columns of a ``span_batches`` row, in the order ``batch_values`` gives.
+BATCH_COLUMNS: tuple[str, ...] = (
+    "tenant_id",
+    "trace_id",
+    "seq",
+    "span_count",
+    "span_ids",
+    "iris_kinds",
+    "received_at",
+    "resource_hash",
+    "otlp_spans",
+    "spans_json",
+)
+
+
+def batch_values(
+    tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
+) -> tuple[Any, ...]:
+    """The ``span_batches`` row of one piece, in ``BATCH_COLUMNS`` order
+    (``spans_json`` as objects; ``received_at`` as given)."""
+    protobuf = piece.otlp_spans is not None
+    return (
+        tenant_id,
+        trace_id,
+        seq,
+        len(piece.span_ids),
+        " ".join(piece.span_ids),
+        " ".join(piece.iris_kinds) if protobuf else None,
+        received_at,
+        piece.resource_hash,
+        piece.otlp_spans,
+        piece.json_spans,
+    )
+
+
 def batch_row(
     tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
 ) -> dict[str, Any]:
-    """The ``span_batches`` row of one piece."""
-    protobuf = piece.otlp_spans is not None
-    return {
-        "tenant_id": tenant_id,
-        "trace_id": trace_id,
-        "seq": seq,
-        "span_count": len(piece.span_ids),
-        "span_ids": " ".join(piece.span_ids),
-        "iris_kinds": " ".join(piece.iris_kinds) if protobuf else None,
-        "received_at": received_at,
-        "resource_hash": piece.resource_hash,
-        "otlp_spans": piece.otlp_spans,
-        "spans_json": piece.json_spans,
-    }
+    """The ``span_batches`` row of one piece, as a mapping."""
+    values = batch_values(tenant_id, trace_id, seq, piece, received_at)
+    return dict(zip(BATCH_COLUMNS, values, strict=True))
 
 
 def json_piece(spans: Sequence[dict[str, Any]]) -> SpanPiece:

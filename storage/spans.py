@@ -135,28 +135,39 @@ _SHORT = 4096
 _LENGTHS = tuple(write_varint(n) for n in range(_SHORT))
 
 
-def _framed(tag: bytes, parts: Iterable[bytes]) -> bytes:
-    """Each part as a length-delimited protobuf field ``tag``, concatenated."""
-    lengths, short = _LENGTHS, _SHORT
-    return b"".join(
-        [
-            x
-            for p in parts
-            for x in (tag, lengths[len(p)] if len(p) < short else write_varint(len(p)), p)
-        ]
-    )
+def _length(n: int) -> bytes:
+    return _LENGTHS[n] if n < _SHORT else write_varint(n)
 
 
 def pack_scope_spans(scope: bytes, spans: Iterable[bytes]) -> bytes:
     """A serialized OTLP ``ScopeSpans``: field 1 the scope, field 2 each span."""
-    head = _framed(b"\x0a", (scope,)) if scope else b""
-    return head + _framed(b"\x12", spans)
+    return b"".join(_scope_spans_parts(scope, spans)[0])
+
+
+def _scope_spans_parts(scope: bytes, spans: Iterable[bytes]) -> tuple[list[bytes], int]:
+    """``pack_scope_spans`` as the parts to join, and their total size."""
+    parts = [b"\x0a", _length(len(scope)), scope] if scope else []
+    lengths, short = _LENGTHS, _SHORT
+    for span in spans:
+        n = len(span)
+        parts += (b"\x12", lengths[n] if n < short else write_varint(n), span)
+    return parts, sum(map(len, parts))
 
 
 def pack_resource_spans(scopes: Iterable[tuple[bytes, Iterable[bytes]]]) -> bytes:
     """A serialized OTLP ``ResourceSpans`` without its resource: field 2 each
-    ``ScopeSpans`` (the resource is stored apart, in ``span_resources``)."""
-    return _framed(b"\x12", [pack_scope_spans(scope, spans) for scope, spans in scopes])
+    ``ScopeSpans`` (the resource is stored apart, in ``span_resources``).
+
+    Built as one join of every tag, length and span (each ``ScopeSpans``'s
+    size is summed, not measured on bytes joined for it): a trace's spans are
+    copied once. Joining each level on its own copied them three times and
+    cost ~4 µs a span."""
+    out: list[bytes] = []
+    for scope, spans in scopes:
+        parts, size = _scope_spans_parts(scope, spans)
+        out += (b"\x12", _length(size))
+        out += parts
+    return b"".join(out)
 
 
 def _fields(buf: bytes) -> Iterator[tuple[int, bytes]]:

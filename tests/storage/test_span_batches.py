@@ -224,3 +224,29 @@ def test_a_piece_keeps_the_chosen_spans_under_their_scopes(
     got = [(ss.scope.name, s.span_id.hex(), s.name) for ss in message.scope_spans for s in ss.spans]
     assert got == [expected[i] for i in wanted]
     assert kept.span_ids == [expected[i][1] for i in wanted]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(
+            st.text(max_size=300),
+            st.lists(st.tuples(st.text(max_size=20), st.integers(0, 6000)), max_size=4),
+        ),
+        max_size=3,
+    )
+)
+def test_packed_batches_are_what_protobuf_serializes(
+    runs: list[tuple[str, list[tuple[str, int]]]],
+) -> None:
+    # Lengths on both sides of one and two varint bytes, and of the short-length table.
+    scopes = []
+    expected = ResourceSpans()
+    for scope_name, spans in runs:
+        scope = InstrumentationScope(name=scope_name)
+        messages = [Span(name=name, trace_state="x" * pad) for name, pad in spans]
+        scopes.append((scope.SerializeToString(), [m.SerializeToString() for m in messages]))
+        added = expected.scope_spans.add(spans=messages)
+        if scope_name:
+            added.scope.CopyFrom(scope)
+    assert pack_resource_spans(scopes) == expected.SerializeToString()

@@ -44,6 +44,22 @@ class TraceDelta:
     finalize: bool
     service_name: str | None
 
+    def __reduce__(self) -> tuple[type[TraceDelta], tuple[Any, ...]]:
+        # As SpanPiece: the constructor's arguments load faster than a dict.
+        return (
+            TraceDelta,
+            (
+                self.trace_id,
+                self.pieces,
+                self.has_root,
+                self.root_span_id,
+                self.first_start,
+                self.error,
+                self.finalize,
+                self.service_name,
+            ),
+        )
+
 
 @dataclass
 class SpanBatchWrite(WriteJob):

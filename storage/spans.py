@@ -77,6 +77,14 @@ class SpanPiece:
     otlp_spans: bytes | None = None
     json_spans: list[dict[str, Any]] | None = None
 
+    def __reduce__(self) -> tuple[type[SpanPiece], tuple[Any, ...]]:
+        # Pickled as the constructor's arguments (to the writer process): a
+        # third cheaper to load than the default's instance dict.
+        return (
+            SpanPiece,
+            (self.span_ids, self.iris_kinds, self.resource_hash, self.otlp_spans, self.json_spans),
+        )
+
     def keep(self, wanted: Sequence[int]) -> SpanPiece:
         """The same piece with only the spans at ``wanted`` (for idempotency:
         the rare write that repeats some stored spans of a trace)."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import random
+from datetime import datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,9 +18,10 @@ from receivers.otlp.decode import decode_traces_protobuf_lean
 from service.derivation import record_from_row
 from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage.models import Trace
-from storage.otlp import SpanBatchWrite
+from storage.otlp import SpanBatchWrite, TraceDelta
 from storage.spans import (
     OtlpPieceBuilder,
+    SpanPiece,
     pack_resource_spans,
     pack_scope_spans,
     span_batches,
@@ -250,3 +254,15 @@ def test_packed_batches_are_what_protobuf_serializes(
         if scope_name:
             added.scope.CopyFrom(scope)
     assert pack_resource_spans(scopes) == expected.SerializeToString()
+
+
+def test_write_jobs_pickle_whole_for_the_writer_process() -> None:
+    # Each class reduces to one argument per field, in order, so a field
+    # added and left out of its __reduce__ fails here.
+    piece = SpanPiece(["a", "b"], ["LLM", "TOOL"], "h", b"\x12\x00", [{"span_id": "a"}])
+    delta = TraceDelta("t" * 32, [piece], True, "a", datetime(2026, 1, 2), True, True, "svc")
+    for value in (piece, delta):
+        names = [f.name for f in dataclasses.fields(value)]
+        assert list(value.__reduce__()[1]) == [getattr(value, n) for n in names]
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert vars(pickle.loads(pickle.dumps(value))) == vars(value)

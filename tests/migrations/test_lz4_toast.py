@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from alembic import command
 from sqlalchemy import Engine, inspect, text
 
 from storage import migrate
-
-
-def _to(engine: Engine, revision: str, *, down: bool) -> None:
-    cfg = migrate.alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        (command.downgrade if down else command.upgrade)(cfg, revision)
+from tests.migrations.revisions import move_to
 
 
 def _compression(engine: Engine, table: str, column: str) -> str:
@@ -50,11 +43,11 @@ def test_postgresql_large_columns_use_lz4_and_downgrade_restores_the_default(
     # span_batches (revision 0006) is made with lz4 where the server has it
     assert _compression(engine, "span_batches", "otlp_spans") == "l"
     assert all(_compression(engine, t, c) == "l" for t, c in big)
-    _to(engine, "0004", down=True)
+    move_to(engine, "0004", down=True)
     try:
         assert all(_compression(engine, t, c) == "" for t, c in big)
     finally:
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
     assert all(_compression(engine, t, c) == "l" for t, c in big)
     # a value written after the change is stored lz4-compressed and reads back whole
     payload = "lz4 " * 20_000
@@ -80,11 +73,11 @@ def test_sqlite_schema_is_the_same_either_side_of_the_migration(engine: Engine) 
         insp = inspect(engine)
         return {t: [c["name"] for c in insp.get_columns(t)] for t in insp.get_table_names()}
 
-    _to(engine, "0005", down=True)
+    move_to(engine, "0005", down=True)
     try:
         before = schema()
-        _to(engine, "0004", down=True)
+        move_to(engine, "0004", down=True)
         assert schema() == before
     finally:
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
     assert migrate.current_revision(engine) == migrate.head_revision()

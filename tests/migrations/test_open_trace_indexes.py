@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-from alembic import command
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine
 
 from storage import migrate
-
-
-def _to(engine: Engine, revision: str, *, down: bool) -> None:
-    cfg = migrate.alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        (command.downgrade if down else command.upgrade)(cfg, revision)
-
-
-def _trace_indexes(engine: Engine) -> set[str]:
-    return {ix["name"] for ix in inspect(engine).get_indexes("traces") if ix["name"]}
+from tests.migrations.revisions import move_to, trace_indexes
 
 
 def test_upgrade_and_downgrade_swap_the_indexes(engine: Engine) -> None:
-    assert "ix_traces_open_due" in _trace_indexes(engine)
-    _to(engine, "0003", down=True)
+    assert "ix_traces_open_due" in trace_indexes(engine)
+    move_to(engine, "0003", down=True)
     try:
-        names = _trace_indexes(engine)
+        names = trace_indexes(engine)
         assert "ix_traces_open_due" not in names
         assert "ix_traces_tenant_status_last_span" in names
     finally:
-        _to(engine, "head", down=False)
-    names = _trace_indexes(engine)
+        move_to(engine, "head", down=False)
+    names = trace_indexes(engine)
     assert "ix_traces_open_due" in names
     assert "ix_traces_tenant_status_last_span" not in names
     assert migrate.current_revision(engine) == migrate.head_revision()

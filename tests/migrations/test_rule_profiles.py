@@ -6,22 +6,15 @@ import json
 from datetime import datetime
 from typing import Any
 
-from alembic import command
 from sqlalchemy import Engine, select, text
 
 from evaluators.engine import evaluate
 from evaluators.request import EvaluationRequest
 from storage import migrate
 from storage.evaluations import evaluations, evaluations_to_api
+from tests.migrations.revisions import move_to
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
-
-
-def _to(engine: Engine, revision: str, *, down: bool) -> None:
-    cfg = migrate.alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        (command.downgrade if down else command.upgrade)(cfg, revision)
 
 
 def _insert_whole(engine: Engine, evaluation_id: str, rule_results: Any) -> None:
@@ -59,7 +52,7 @@ def _api(engine: Engine) -> dict[str, str]:
 def test_upgrade_splits_results_and_downgrade_restores_them(engine: Engine) -> None:
     engine_results = evaluate(EvaluationRequest(output="Paris is in France.", input="Where?"))
     odd = [{"rule": "whole", 1: "int key"}, "not a dict", {"rule": "r", "ratio": 2**70}]
-    _to(engine, "0002", down=True)
+    move_to(engine, "0002", down=True)
     try:
         _insert_whole(engine, "eval_a", engine_results["rule_results"])
         _insert_whole(engine, "eval_b", engine_results["rule_results"])
@@ -67,7 +60,7 @@ def test_upgrade_splits_results_and_downgrade_restores_them(engine: Engine) -> N
         _insert_whole(engine, "eval_d", odd)
         _insert_whole(engine, "eval_e", None)
         before = _raw(engine)
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
         after = _raw(engine)
         assert set(after["eval_a"]) == {"profiled"}  # split
         assert after["eval_d"] == before["eval_d"]  # orjson cannot write it: kept whole
@@ -77,7 +70,7 @@ def test_upgrade_splits_results_and_downgrade_restores_them(engine: Engine) -> N
             profiles = conn.execute(text("SELECT count(*) FROM rule_profiles")).scalar_one()
         # eval_a and eval_b share theirs; eval_c's first result has string keys once stored
         assert profiles == len(engine_results["rule_results"]) + 1
-        _to(engine, "0002", down=True)
+        move_to(engine, "0002", down=True)
         restored = _raw(engine)
         assert {k: json.dumps(v) for k, v in restored.items()} == {
             k: json.dumps(v) for k, v in before.items()
@@ -85,5 +78,5 @@ def test_upgrade_splits_results_and_downgrade_restores_them(engine: Engine) -> N
     finally:
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM evaluations"))
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
     assert migrate.current_revision(engine) == migrate.head_revision()

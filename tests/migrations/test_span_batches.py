@@ -6,7 +6,6 @@ import json
 from datetime import datetime
 from typing import Any
 
-from alembic import command
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 from sqlalchemy import Engine, text
@@ -14,6 +13,7 @@ from sqlalchemy import Engine, text
 from service.derivation import record_from_row
 from storage import migrate
 from storage.spans import spans_of
+from tests.migrations.revisions import move_to
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 TRACE = "ab" * 16
@@ -67,13 +67,6 @@ OLD_ROWS: list[dict[str, Any]] = [
 ]
 
 
-def _to(engine: Engine, revision: str, *, down: bool) -> None:
-    cfg = migrate.alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        (command.downgrade if down else command.upgrade)(cfg, revision)
-
-
 def _old_rows(engine: Engine) -> list[dict[str, Any]]:
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT * FROM spans ORDER BY span_id")).mappings().all()
@@ -117,11 +110,11 @@ def _insert_old(engine: Engine) -> None:
 def test_upgrade_moves_each_span_into_a_batch_and_downgrade_restores_the_rows(
     engine: Engine,
 ) -> None:
-    _to(engine, "0005", down=True)
+    move_to(engine, "0005", down=True)
     try:
         _insert_old(engine)
         before = _old_rows(engine)
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
         with engine.connect() as conn:
             spans = {s["span_id"]: s for s in spans_of(conn, "t", [TRACE])}
             batches = conn.execute(
@@ -145,11 +138,11 @@ def test_upgrade_moves_each_span_into_a_batch_and_downgrade_restores_the_rows(
         assert js["attributes"] == {"gen_ai.agent.name": "helper", "n": [1, 2]}
         assert js["resource"] == {"service.name": "svc"}
         assert (js["iris_kind"], js["start_unix_nano"], js["parent_span_id"]) == ("AGENT", 5, None)
-        _to(engine, "0005", down=True)
+        move_to(engine, "0005", down=True)
         assert _old_rows(engine) == before
     finally:
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM spans"))
             conn.execute(text("DELETE FROM span_resources"))
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
     assert migrate.current_revision(engine) == migrate.head_revision()

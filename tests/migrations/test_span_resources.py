@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from alembic import command
 from sqlalchemy import Engine, text
 
 from storage import migrate
 from storage.spans import resource_hash
-
-
-def _to(engine: Engine, revision: str, *, down: bool) -> None:
-    cfg = migrate.alembic_config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        (command.downgrade if down else command.upgrade)(cfg, revision)
+from tests.migrations.revisions import move_to
 
 
 def test_upgrade_moves_resources_and_downgrade_restores(engine: Engine) -> None:
-    _to(engine, "0001", down=True)
+    move_to(engine, "0001", down=True)
     try:
         with engine.begin() as conn:
             conn.execute(
@@ -45,7 +38,7 @@ def test_upgrade_moves_resources_and_downgrade_restores(engine: Engine) -> None:
                         "res": res,
                     },
                 )
-        _to(engine, "0005", down=False)
+        move_to(engine, "0005", down=False)
         with engine.connect() as conn:
             stored = dict(
                 conn.execute(text("SELECT resource_hash, otlp_resource FROM span_resources")).all()
@@ -66,7 +59,7 @@ def test_upgrade_moves_resources_and_downgrade_restores(engine: Engine) -> None:
                 b"resource-one",
                 b"resource-two",
             ]
-        _to(engine, "0001", down=True)
+        move_to(engine, "0001", down=True)
         with engine.connect() as conn:
             back = conn.execute(text("SELECT otlp_resource FROM spans ORDER BY span_id")).all()
             assert [bytes(r[0]) for r in back] == [
@@ -78,5 +71,5 @@ def test_upgrade_moves_resources_and_downgrade_restores(engine: Engine) -> None:
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM spans"))
             conn.execute(text("DELETE FROM traces"))
-        _to(engine, "head", down=False)
+        move_to(engine, "head", down=False)
     assert migrate.current_revision(engine) == migrate.head_revision()

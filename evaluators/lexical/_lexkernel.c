@@ -124,15 +124,29 @@ static int abbrev_or_initial(PyObject *low, Py_ssize_t n, PyObject *abbrev) {
  * when that set is a frozenset of exact strs (a strong reference to it):
  * then no key longer than that can be in it, and the test of a long last
  * word - most words that end a sentence - makes no str and hashes nothing.
- * With any other set every key is looked up, as before. */
+ * With any other set every key is looked up, as before.
+ *
+ * The set's ASCII items are also kept as bytes (abbrev_items): an ASCII key
+ * equals a str exactly when that str is ASCII with the same bytes, so
+ * ``key in abbrev`` for an ASCII key is a comparison with those, and the
+ * short last words (most of them: "boot.", "days.") make no str either. A
+ * frozenset cannot change, and a reference to it is held, so the copies
+ * stay right for as long as it is the known set. */
 static PyObject *abbrev_known = NULL;
 static Py_ssize_t abbrev_longest = -1;
+#define ABBREV_ITEMS_MAX 256
+#define ABBREV_ITEM_LEN 16
+static char abbrev_items[ABBREV_ITEMS_MAX][ABBREV_ITEM_LEN];
+static unsigned char abbrev_item_len[ABBREV_ITEMS_MAX];
+/* how many items abbrev_items holds, or -1 when the known set's ASCII items
+ * did not all fit (then ascii_abbrev answers -1: look the key up) */
+static Py_ssize_t abbrev_n_items = -1;
 
 /* The length bound for ``abbrev`` (see above), or -1 for "none known". */
 static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     if (!PyFrozenSet_CheckExact(abbrev)) return -1;
     if (abbrev == abbrev_known) return abbrev_longest;
-    Py_ssize_t longest = 0;
+    Py_ssize_t longest = 0, items = 0;
     /* iterating a frozenset runs no Python code (public API only: no
      * _PySet_NextEntry, which later versions keep internal) */
     PyObject *it = PyObject_GetIter(abbrev), *item;
@@ -142,10 +156,21 @@ static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     }
     while ((item = PyIter_Next(it)) != NULL) {
         if (longest >= 0) {
-            if (!PyUnicode_CheckExact(item))
+            if (!PyUnicode_CheckExact(item)) {
                 longest = -1;
-            else if (PyUnicode_GET_LENGTH(item) > longest)
-                longest = PyUnicode_GET_LENGTH(item);
+            } else {
+                Py_ssize_t len = PyUnicode_GET_LENGTH(item);
+                if (len > longest) longest = len;
+                if (items >= 0 && PyUnicode_IS_ASCII(item)) {
+                    if (items < ABBREV_ITEMS_MAX && len < ABBREV_ITEM_LEN) {
+                        memcpy(abbrev_items[items], PyUnicode_1BYTE_DATA(item), (size_t)len);
+                        abbrev_item_len[items] = (unsigned char)len;
+                        items++;
+                    } else {
+                        items = -1; /* too many or too long: look keys up */
+                    }
+                }
+            }
         }
         Py_DECREF(item);
     }
@@ -157,7 +182,17 @@ static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     Py_INCREF(abbrev);
     Py_XSETREF(abbrev_known, abbrev);
     abbrev_longest = longest;
+    abbrev_n_items = longest < 0 ? -1 : items;
     return longest;
+}
+
+/* ``key in abbrev`` for the ASCII key buf[0:m], when abbrev is the known
+ * set and its ASCII items were all kept: 1 or 0; -1 when they were not. */
+KERNEL int ascii_abbrev(const char *buf, Py_ssize_t m) {
+    if (abbrev_n_items < 0) return -1;
+    for (Py_ssize_t k = 0; k < abbrev_n_items; k++)
+        if (abbrev_item_len[k] == m && memcmp(abbrev_items[k], buf, (size_t)m) == 0) return 1;
+    return 0;
 }
 
 /* The abbreviation test of split_sentences for a lone '.' at ``stop``:
@@ -189,6 +224,10 @@ KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssiz
         while (m > 0 && buf[m - 1] == '.') m--;
         if (m == 1 && IS_LETTER(buf[0])) return 1;
         if (longest >= 0 && m > longest) return 0; /* longer than every abbreviation */
+        if (longest >= 0) { /* abbrev is the known set (abbrev_bound) */
+            int known = ascii_abbrev(buf, m);
+            if (known >= 0) return known;
+        }
         PyObject *key = PyUnicode_FromStringAndSize(buf, m);
         if (key == NULL) return -1;
         int found = PySet_Contains(abbrev, key);

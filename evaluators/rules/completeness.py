@@ -241,12 +241,16 @@ def _plan_uncached(ask: str) -> tuple[int, tuple[tuple[asks.AskPart, tuple[str, 
     letters, no stopword, in order): everything ask_coverage reads of the ask
     alone. A pure function of the ask (its parts are frozen)."""
     parts = asks.split_ask(ask)
-    meas = tuple(
-        (p, tuple(w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS))
-        for p in parts
-        if asks.measurable(p)
-    )
-    return len(parts), meas
+    if not parts:  # most asks declare no parts: nothing to measure
+        return 0, ()
+    meas: list[tuple[asks.AskPart, tuple[str, ...]]] = []
+    for p in parts:
+        # the part's content words (asks._part_terms), from one words() pass
+        # that the measurable test reads too
+        terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
+        if asks.measurable(p, terms):
+            meas.append((p, tuple(terms)))
+    return len(parts), tuple(meas)
 
 
 # Asks repeat (a task's runs share one) and ask_coverage reads at most 1500
@@ -436,7 +440,7 @@ def _sentence_repetition(
         body = text
     if len(spans) < 5:  # no sentence can occur five times
         return None
-    best, n = _most_repeated(body, spans)
+    best, n = _most_repeated(body, spans, 5)
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
@@ -446,21 +450,47 @@ def _sentence_repetition(
     return None
 
 
-def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
-    """``_most_repeated_py(body, spans)``: by the C kernel when it was built,
-    which hashes the stripped sentences in place instead of slicing each."""
+def _most_repeated(body: str, spans: list[tuple[int, int]], min_count: int = 0) -> tuple[str, int]:
+    """``_most_repeated_py(body, spans, min_count)``: by the C kernel when it
+    was built, which hashes the stripped sentences in place instead of
+    slicing each."""
     if _saykernel is not None:
-        return _saykernel.most_repeated(body, spans)
-    return _most_repeated_py(body, spans)
+        return _saykernel.most_repeated(body, spans, min_count)
+    return _most_repeated_py(body, spans, min_count)
 
 
-def _most_repeated_py(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+def _alike_key(stretch: str) -> tuple[int, str, str, str] | tuple[()]:
+    """What equal lowered sentences share, cheaply read off a stripped ASCII
+    stretch: its length and its lowered first, middle and last characters
+    (the gate of :func:`_most_repeated_py`; the C kernel packs the same
+    facts into one integer)."""
+    if not stretch:
+        return ()
+    n = len(stretch)
+    return n, stretch[0].lower(), stretch[n // 2].lower(), stretch[-1].lower()
+
+
+def _most_repeated_py(
+    body: str, spans: list[tuple[int, int]], min_count: int = 0
+) -> tuple[str, int]:
     """The sentence of three words or more (stripped, lowered) that occurs most
     often, the first such on a tie, with its count; ``("", 0)`` when none.
+
+    With ``min_count`` (the caller only wants a sentence occurring that
+    often), ``("", 0)`` at once on ASCII text when no ``min_count`` spans
+    strip to alike stretches (:func:`_alike_key`): equal lowered sentences
+    are alike, and a caller that needs five repeats of one need not lower
+    and count the sentences of an output whose sentences rule that out.
 
     The stretches are counted as sliced, by ``Counter`` (a C loop), and only
     the distinct ones are stripped, lowered and measured: the same counts, in
     the same first-occurrence order, as testing every sentence one by one."""
+    if min_count > 0 and body.isascii():
+        if len(spans) < min_count:
+            return "", 0
+        alike = Counter(_alike_key(body[s:e].strip()) for s, e in spans)
+        if max(alike.values()) < min_count:
+            return "", 0
     # lowering ASCII text keeps every offset, so it can be lowered once
     low = body.lower() if body.isascii() else None
     src = low if low is not None else body

@@ -171,6 +171,11 @@ def _same_repeated(text: str, spans: list[tuple[int, int]]) -> None:
     got = kernel.most_repeated(text, spans)
     assert got == c._most_repeated_py(text, spans), (text, spans)
     assert type(got[0]) is str and type(got[1]) is int
+    for min_count in (-1, 0, 1, 2, 3, 5):
+        gated = kernel.most_repeated(text, spans, min_count)
+        assert gated == c._most_repeated_py(text, spans, min_count), (text, spans, min_count)
+        # the gate only answers ("", 0) where no sentence occurs min_count times
+        assert gated == got or (gated == ("", 0) and got[1] < min_count)
 
 
 @given(sentence_texts)
@@ -207,6 +212,20 @@ def test_most_repeated_equals_the_reference_on_the_corpus_and_bench() -> None:
     for case in _bench_cases():
         out = case.output or ""
         _same_repeated(out, split_sentences(out))
+
+
+def test_the_length_gate_keeps_the_repetition_verdict() -> None:
+    """_sentence_repetition asks for five repeats: lengths alike or not, the
+    gated call decides as the full count does."""
+    for text in ("Say it again. " * 6, "Say it again. Say it AGAIN. " * 3 + "No.", "A b c. " * 4):
+        spans = split_sentences(text)
+        full = c._most_repeated_py(text, spans)
+        assert c._most_repeated_py(text, spans, 5) == (full if full[1] >= 5 else ("", 0))
+        assert kernel.most_repeated(text, spans, 5) == c._most_repeated_py(text, spans, 5)
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", [(0, 5)], "5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", [(0, 5)], 5, 5)  # type: ignore[call-arg]
 
 
 def test_most_repeated_refuses_bad_arguments() -> None:

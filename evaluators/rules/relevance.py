@@ -72,10 +72,19 @@ def _body(ctx: EvalContext) -> str:
 def _ask_terms(ctx: EvalContext) -> frozenset[str]:
     """``frozenset(ctx.input_terms)``, once per evaluation: the four rules
     and the chain each started from their own ``set`` of the ask's terms
-    (read only, except in the Python continuity loop, which copies it)."""
+    (read only, except in the Python continuity loop, which copies it).
+
+    Natively the set is built by the one set-building scan of the ask
+    (``content_term_sets``: ``set(content_terms(ask))``) unless a rule has
+    already made the list: the list, its cached tuple and their copies were
+    built only to be turned into this set."""
     got: frozenset[str] | None = ctx.memo.get(_KEY_ASK)
     if got is None:
-        got = ctx.memo[_KEY_ASK] = frozenset(ctx.input_terms)
+        if native() and "input_terms" not in ctx.__dict__:
+            got = frozenset(content_term_sets([ctx.input or ""])[0])
+        else:
+            got = frozenset(ctx.input_terms)
+        ctx.memo[_KEY_ASK] = got
     return got
 
 

@@ -5,7 +5,10 @@
  * Two functions, each equal to a pure-Python reference in
  * evaluators/rules/completeness.py, which stays the fallback:
  *
- *   letter_stats(low, words) -> (runs, hits, nonspace)    ``_letter_stats_py``
+ *   letter_stats(low, words[, fold]) -> (runs, hits, nonspace)
+ *                                                          ``_letter_stats_py``
+ *       (fold true: the counts of the text with its ASCII capitals lowered,
+ *       so an ASCII text need not be lowered into a copy first)
  *   most_repeated(body, spans[, min_count]) -> (sentence, count)
  *                                                          ``_most_repeated_py``
  *                                                    (described further down)
@@ -50,11 +53,17 @@ static inline int run_char(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || c == '\
  * the predicates the other code points use (so the two cannot disagree). */
 enum { C_SPACE = 1, C_RUN = 2 };
 static unsigned char classes[256];
+/* The classes with the ASCII capitals as run characters too, for the
+ * folded scan (letter_stats' ``fold``): a capital reads as its lowercase. */
+static unsigned char classes_fold[256];
+
 
 static void fill_classes(void) {
-    for (Py_UCS4 c = 0; c < 256; c++)
+    for (Py_UCS4 c = 0; c < 256; c++) {
         classes[c] =
             (unsigned char)((Py_UNICODE_ISSPACE(c) ? C_SPACE : 0) | (run_char(c) ? C_RUN : 0));
+        classes_fold[c] = (unsigned char)(classes[c] | ((c >= 'A' && c <= 'Z') ? C_RUN : 0));
+    }
 }
 
 static inline unsigned char classify(Py_UCS4 c) {
@@ -94,13 +103,13 @@ static int is_word(const lookup_t *lk, const char *buf, Py_ssize_t len) {
         const T *p = (const T *)data;                                             \
         for (Py_ssize_t i = 0; i < n; i++) {                                      \
             Py_UCS4 c = (Py_UCS4)p[i];                                            \
-            unsigned char k = classify(c);                                        \
+            unsigned char k = c < 256 ? cls[c] : classify(c);                     \
             spaces += k & C_SPACE;                                                \
             if (k & C_RUN) {                                                      \
                 if (run_len == 0)                                                 \
                     runs++;                                                       \
                 if (run_len < maxlen)                                             \
-                    buf[run_len] = (char)c;                                       \
+                    buf[run_len] = (char)(c <= 'Z' && c >= 'A' ? c + 32 : c);      \
                 run_len++;                                                        \
             } else if (run_len) {                                                 \
                 if (run_len <= maxlen && is_word(lk, buf, run_len))               \
@@ -112,11 +121,19 @@ static int is_word(const lookup_t *lk, const char *buf, Py_ssize_t len) {
 
 static PyObject *letter_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "letter_stats(low, words) takes two arguments");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "letter_stats(low, words[, fold]) takes two or three arguments");
         return NULL;
     }
     PyObject *text = args[0], *tuple = args[1];
+    int fold = 0;
+    if (nargs == 3) {
+        fold = PyObject_IsTrue(args[2]);
+        if (fold < 0)
+            return NULL;
+    }
+    /* a capital is a run character only when folding (classes has none) */
+    const unsigned char *cls = fold ? classes_fold : classes;
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "letter_stats: low must be a str");
         return NULL;
@@ -517,7 +534,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"letter_stats", (PyCFunction)(void (*)(void))letter_stats, METH_FASTCALL,
-     "letter_stats(low, words) -> (letter runs, runs among words, non-space characters)."},
+     "letter_stats(low, words[, fold]) -> (letter runs, runs among words, non-space "
+     "characters); fold: of the text with its ASCII capitals lowered."},
     {"most_repeated", (PyCFunction)(void (*)(void))most_repeated, METH_FASTCALL,
      "most_repeated(body, spans[, min_count]) -> (the most repeated sentence of three words, "
      "its count); ('', 0) early on ASCII text where no sentence can occur min_count times."},

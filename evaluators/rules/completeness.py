@@ -535,22 +535,29 @@ def _letter_runs(low: str) -> list[str]:
 _LOREM_WORDS = tuple(sorted(_LOREM))
 
 
-def _letter_stats_py(low: str, words: tuple[str, ...]) -> tuple[int, int, int]:
+# The ASCII capitals to their lowercase, and nothing else.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _letter_stats_py(low: str, words: tuple[str, ...], fold: bool = False) -> tuple[int, int, int]:
     """``(runs, hits, nonspace)``: how many letter runs ``low`` has
     (``_letter_runs``), how many of them are one of ``words``, and its
-    non-space characters (``_non_space_count``). The reference and fallback
-    of ``_saykernel.letter_stats``."""
+    non-space characters (``_non_space_count``). ``fold``: of ``low`` with
+    its ASCII capitals lowered (on ASCII text, of ``low.lower()``). The
+    reference and fallback of ``_saykernel.letter_stats``."""
+    if fold:
+        low = low.translate(_ASCII_LOWER)
     toks = _letter_runs(low)
     wanted = frozenset(words)
     return len(toks), sum(map(wanted.__contains__, toks)), _non_space_count(low)
 
 
-def _letter_stats(low: str) -> tuple[int, int, int]:
-    """``_letter_stats_py(low, _LOREM_WORDS)``: one C pass when built, so the
-    common case (a long output) builds no token list at all."""
+def _letter_stats(low: str, fold: bool = False) -> tuple[int, int, int]:
+    """``_letter_stats_py(low, _LOREM_WORDS, fold)``: one C pass when built,
+    so the common case (a long output) builds no token list at all."""
     if _saykernel is not None:
-        return _saykernel.letter_stats(low, _LOREM_WORDS)
-    return _letter_stats_py(low, _LOREM_WORDS)
+        return _saykernel.letter_stats(low, _LOREM_WORDS, fold)
+    return _letter_stats_py(low, _LOREM_WORDS, fold)
 
 
 def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
@@ -585,22 +592,31 @@ def says_something(ctx: EvalContext) -> Outcome:
         return skip("empty output (non_empty_output judges it)", saw=("output",))
     ask = ctx.input or ""
     shape: str | None = None
-    low = stripped.lower()
+    # the lowered strip. Lowering ASCII text only folds its capitals, which
+    # the letter count does as it reads, so on ASCII text the lowered copy
+    # is made only for the tests below that read it (a short output's)
+    low: str | None = None
     # the letter runs are counted, not built: only a short output (the
     # acknowledgement test below) needs the runs themselves
-    n_toks, n_lorem, low_nonspace = _letter_stats(low)
-    if (
-        not _WORD_CHAR.search(stripped)
-        or (len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS)  # no hash of a long output
-        or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
-    ):
+    if stripped.isascii():
+        n_toks, n_lorem, low_nonspace = _letter_stats(stripped, True)
+    else:
+        low = stripped.lower()
+        n_toks, n_lorem, low_nonspace = _letter_stats(low)
+    if not _WORD_CHAR.search(stripped) or (n_toks and n_lorem and n_lorem / n_toks >= 0.5):
         shape = "placeholder"
+    elif len(stripped) <= _ARTEFACT_MAX or (low is not None and len(low) <= _ARTEFACT_MAX):
+        # (no hash of a long output; lower() keeps an ASCII text's length)
+        if low is None:
+            low = stripped.lower()
+        if len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS:
+            shape = "placeholder"
     # the ask is read only for a short output: the acknowledgement test
     if (
         shape is None
         and 0 < n_toks <= 12
         and _ask_needs_more(ctx.input_words, ask)
-        and all(t in _ACK for t in _letter_runs(low))
+        and all(t in _ACK for t in _letter_runs(stripped.lower() if low is None else low))
     ):
         ask_words = ctx.input_words
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
@@ -622,7 +638,9 @@ def says_something(ctx: EvalContext) -> Outcome:
         shape is None
         and ask.strip()
         and len(ask.strip()) >= 20
-        and _is_echo(ask, low, low_nonspace)
+        # _is_echo's own first bound, tested before a lowered copy is made
+        and not (ask.isascii() and low_nonspace > 1.2 * len(ask))
+        and _is_echo(ask, stripped.lower() if low is None else low, low_nonspace)
     ):
         shape = "echo"
     # on ASCII text strip() drops only whitespace and lower() keeps every

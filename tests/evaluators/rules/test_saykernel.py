@@ -36,6 +36,12 @@ def _same(text: str, words: tuple[str, ...] = WORDS) -> None:
         got = kernel.letter_stats(t, words)
         assert got == c._letter_stats_py(t, words)
         assert all(type(v) is int for v in got)
+    for t in (text, text.strip()):
+        folded = kernel.letter_stats(t, words, True)
+        assert folded == c._letter_stats_py(t, words, True)
+        assert kernel.letter_stats(t, words, False) == c._letter_stats_py(t, words)
+        if t.isascii():  # what says_something reads it for: the lowered text's counts
+            assert folded == c._letter_stats_py(t.lower(), words)
 
 
 pieces = st.sampled_from(
@@ -286,3 +292,27 @@ def test_preamble_gate_skips_only_what_cannot_match(tail: str) -> None:
         text = (head + tail).strip()
         if text and text[0] not in "aA":
             assert c._AI_PREAMBLE.sub("", text) == text
+
+
+@pytest.mark.parametrize(
+    ("output", "shape"),
+    [
+        ("NULL", "placeholder"),
+        ("  [Object Object] ", "placeholder"),
+        ("(None)", "placeholder"),
+        ("Lorem ipsum dolor sit amet", "placeholder"),
+        ("Done!", "acknowledgement"),
+        ("OK, DONE.", "acknowledgement"),
+        ("Explain How The Retention Sweep Is Scheduled", "echo"),
+        ("Ｎｕｌｌ", None),
+        ("İ", None),
+    ],
+)
+def test_the_lowered_copy_is_made_where_it_is_read(output: str, shape: str | None) -> None:
+    """On ASCII output the letter counts fold the capitals as they read, and
+    the lowered copy is made only for the short-output tests; their shapes
+    are found as before (either kernel state)."""
+    req = EvaluationRequest(output=output, input="explain how the retention sweep is scheduled")
+    got = c.says_something(EvalContext(req, EngineConfig()))
+    want = f"The output says nothing ({shape})." if shape else "The output says something."
+    assert got.message == want

@@ -369,10 +369,24 @@ _FIELD_TERMS = frozenset(_FIELD_OF)
 _DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{3,})(?![\w-])")
 
 
-def _echoes_identifier(ask: str, output: str) -> str | None:
-    """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``)."""
+def _echoes_identifier(ask: str, output: str, low: str | None = None) -> str | None:
+    """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``).
+
+    ``low`` is ``output.lower()`` when the caller has it. A token the output
+    repeats is an ASCII run of it whose lowered form is a wanted token, so
+    that token occurs in the lowered output (lower() maps each character on
+    its own, and an ASCII character to one ASCII character): when none of
+    the few wanted tokens does, no token can be found, and the search over
+    the whole output (a regex attempt at every position) is not run."""
     wanted = _wanted_cached(ask) if len(ask) <= 2048 else _wanted(ask)
     if not wanted:
+        return None
+    if low is None:
+        low = output.lower()
+    for w in wanted:
+        if w in low:
+            break
+    else:
         return None
     for t in _DISTINCTIVE.findall(output):
         if t.lower() in wanted:
@@ -380,8 +394,16 @@ def _echoes_identifier(ask: str, output: str) -> str | None:
     return None
 
 
+# A character one of the wanted tokens must hold: _DISTINCTIVE's characters
+# with isdigit() true are \d's (ASCII and other decimal digits), and "_".
+_DIGIT_OR_UNDERSCORE = re.compile(r"[\d_]")
+
+
 def _wanted(ask: str) -> frozenset[str]:
-    """The ask's distinctive tokens, lowered: those with a digit or an underscore."""
+    """The ask's distinctive tokens, lowered: those with a digit or an underscore.
+    (An ask with neither - most prose asks - has none, and is not searched.)"""
+    if _DIGIT_OR_UNDERSCORE.search(ask) is None:
+        return frozenset()
     return frozenset(
         t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
     )
@@ -460,7 +482,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     ]
     rescue = None
     if kw_fail and tc_fail:
-        echoed = _echoes_identifier(ctx.input or "", ctx.output)
+        echoed = _echoes_identifier(ctx.input or "", ctx.output, ctx.output_lower)
         if echoed is not None:
             rescue = f"it names the ask's own identifier {echoed!r}"
         elif (

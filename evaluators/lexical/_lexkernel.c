@@ -124,15 +124,29 @@ static int abbrev_or_initial(PyObject *low, Py_ssize_t n, PyObject *abbrev) {
  * when that set is a frozenset of exact strs (a strong reference to it):
  * then no key longer than that can be in it, and the test of a long last
  * word - most words that end a sentence - makes no str and hashes nothing.
- * With any other set every key is looked up, as before. */
+ * With any other set every key is looked up, as before.
+ *
+ * The set's ASCII items are also kept as bytes (abbrev_items): an ASCII key
+ * equals a str exactly when that str is ASCII with the same bytes, so
+ * ``key in abbrev`` for an ASCII key is a comparison with those, and the
+ * short last words (most of them: "boot.", "days.") make no str either. A
+ * frozenset cannot change, and a reference to it is held, so the copies
+ * stay right for as long as it is the known set. */
 static PyObject *abbrev_known = NULL;
 static Py_ssize_t abbrev_longest = -1;
+#define ABBREV_ITEMS_MAX 256
+#define ABBREV_ITEM_LEN 16
+static char abbrev_items[ABBREV_ITEMS_MAX][ABBREV_ITEM_LEN];
+static unsigned char abbrev_item_len[ABBREV_ITEMS_MAX];
+/* how many items abbrev_items holds, or -1 when the known set's ASCII items
+ * did not all fit (then ascii_abbrev answers -1: look the key up) */
+static Py_ssize_t abbrev_n_items = -1;
 
 /* The length bound for ``abbrev`` (see above), or -1 for "none known". */
 static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     if (!PyFrozenSet_CheckExact(abbrev)) return -1;
     if (abbrev == abbrev_known) return abbrev_longest;
-    Py_ssize_t longest = 0;
+    Py_ssize_t longest = 0, items = 0;
     /* iterating a frozenset runs no Python code (public API only: no
      * _PySet_NextEntry, which later versions keep internal) */
     PyObject *it = PyObject_GetIter(abbrev), *item;
@@ -142,10 +156,21 @@ static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     }
     while ((item = PyIter_Next(it)) != NULL) {
         if (longest >= 0) {
-            if (!PyUnicode_CheckExact(item))
+            if (!PyUnicode_CheckExact(item)) {
                 longest = -1;
-            else if (PyUnicode_GET_LENGTH(item) > longest)
-                longest = PyUnicode_GET_LENGTH(item);
+            } else {
+                Py_ssize_t len = PyUnicode_GET_LENGTH(item);
+                if (len > longest) longest = len;
+                if (items >= 0 && PyUnicode_IS_ASCII(item)) {
+                    if (items < ABBREV_ITEMS_MAX && len < ABBREV_ITEM_LEN) {
+                        memcpy(abbrev_items[items], PyUnicode_1BYTE_DATA(item), (size_t)len);
+                        abbrev_item_len[items] = (unsigned char)len;
+                        items++;
+                    } else {
+                        items = -1; /* too many or too long: look keys up */
+                    }
+                }
+            }
         }
         Py_DECREF(item);
     }
@@ -157,7 +182,17 @@ static Py_ssize_t abbrev_bound(PyObject *abbrev) {
     Py_INCREF(abbrev);
     Py_XSETREF(abbrev_known, abbrev);
     abbrev_longest = longest;
+    abbrev_n_items = longest < 0 ? -1 : items;
     return longest;
+}
+
+/* ``key in abbrev`` for the ASCII key buf[0:m], when abbrev is the known
+ * set and its ASCII items were all kept: 1 or 0; -1 when they were not. */
+KERNEL int ascii_abbrev(const char *buf, Py_ssize_t m) {
+    if (abbrev_n_items < 0) return -1;
+    for (Py_ssize_t k = 0; k < abbrev_n_items; k++)
+        if (abbrev_item_len[k] == m && memcmp(abbrev_items[k], buf, (size_t)m) == 0) return 1;
+    return 0;
 }
 
 /* The abbreviation test of split_sentences for a lone '.' at ``stop``:
@@ -189,6 +224,10 @@ KERNEL int ends_abbreviation(PyObject *text, int kind, const void *data, Py_ssiz
         while (m > 0 && buf[m - 1] == '.') m--;
         if (m == 1 && IS_LETTER(buf[0])) return 1;
         if (longest >= 0 && m > longest) return 0; /* longer than every abbreviation */
+        if (longest >= 0) { /* abbrev is the known set (abbrev_bound) */
+            int known = ascii_abbrev(buf, m);
+            if (known >= 0) return known;
+        }
         PyObject *key = PyUnicode_FromStringAndSize(buf, m);
         if (key == NULL) return -1;
         int found = PySet_Contains(abbrev, key);
@@ -432,6 +471,12 @@ typedef struct {
     uint64_t seen;  /* the set-building scan that last added its items */
     uint64_t chain; /* the term_chain call the marks belong to */
     unsigned marks; /* CHAIN_* facts about this token's terms in that call */
+    /* Its terms' ids (term_id, below) for the id chain: ntid is 0 until
+     * they are read, then 1 + how many (at most TIDS_INLINE), or TIDS_MANY
+     * for a token with more terms (those are looked up at each use). Reset
+     * with the terms tuple when the stopword set changes. */
+    uint8_t ntid;
+    uint16_t tid[4];
     Py_ssize_t len; /* the token's length */
     /* Its first HEAD_BYTES bytes, zero-padded, as the scan's words hold them
      * (see scan_kind): find_slot compares a token with these, not with the
@@ -507,7 +552,10 @@ static int use_terms_cache(PyObject *stopwords) {
         Py_DECREF(it);
         if (PyErr_Occurred()) PyErr_Clear();
         if (!all_str) return 0;
-        for (size_t k = 0; k < CACHE_SLOTS; k++) Py_CLEAR(cache[k].terms);
+        for (size_t k = 0; k < CACHE_SLOTS; k++) {
+            Py_CLEAR(cache[k].terms);
+            cache[k].ntid = 0;
+        }
         Py_INCREF(stopwords);
         Py_XSETREF(cache_stopwords, stopwords);
     }
@@ -527,7 +575,11 @@ typedef struct {
     PyObject *stopwords;   /* MODE_TERMS */
     int unique;            /* a list gets each token's items once per scan */
     struct chain_state *chain; /* MODE_TERMS: hand each token's terms to the chain, not to out */
+    struct id_chain *idc;      /* MODE_TERMS: hand each token's term ids to this chain instead */
 } scan_spec;
+
+static int idc_token(struct id_chain *c, entry *e, PyObject *words, PyObject *stopwords,
+                     int cached);
 
 /* The end of a ``` fence that opens at i: just past the next ``` after the
  * opening one, or the end of the text (_FENCE is ```.*?(?:```|\Z)). */
@@ -653,6 +705,9 @@ KERNEL int scan_kind(PyObject *text, int kind, const scan_spec *spec, PyObject *
             if (e->words == NULL) e->words = token_words(e->token);
             if (e->words == NULL) {
                 rc = -1;
+            } else if (spec->idc != NULL) {
+                rc = idc_token(spec->idc, e != &own ? e : NULL, e->words, stopwords,
+                               e != &own && spec->cache_terms);
             } else if (mode == MODE_WORDS) {
                 rc = extend(out, e->words);
             } else if (e != &own && spec->cache_terms) {
@@ -724,6 +779,7 @@ static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, sc
     spec->mode = MODE_TERMS;
     spec->unique = 0;
     spec->chain = NULL;
+    spec->idc = NULL;
     spec->stopwords = args[1];
     spec->cache_terms = use_terms_cache(args[1]);
     return 0;
@@ -731,19 +787,19 @@ static int term_args(PyObject *const *args, Py_ssize_t nargs, const char *fn, sc
 
 static PyObject *tokens(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_TOKENS, 0, 0, NULL, 0, NULL};
+    scan_spec spec = {MODE_TOKENS, 0, 0, NULL, 0, NULL, NULL};
     return scan_new(text, &spec, 1);
 }
 
 static PyObject *words(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0, NULL};
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0, NULL, NULL};
     return scan_new(text, &spec, 0);
 }
 
 static PyObject *word_set(PyObject *self, PyObject *text) {
     (void)self;
-    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0, NULL};
+    scan_spec spec = {MODE_WORDS, 0, 0, NULL, 0, NULL, NULL};
     return scan_new(text, &spec, 1);
 }
 
@@ -1042,9 +1098,274 @@ static int chain_args(PyObject *seed, PyObject *probe, PyObject *stopwords, cons
     spec->fences = 1;
     spec->unique = 1;
     spec->chain = NULL; /* set once the chain state exists */
+    spec->idc = NULL;
     spec->stopwords = stopwords;
     spec->cache_terms = use_terms_cache(stopwords);
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The chain by term ids                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Why: the chain above keeps its topic, the missing seed terms and the
+ * unprobed probe terms in Python sets, so every distinct token of a unit
+ * reads its terms tuple and each term str (for its hash) as well as its
+ * cache entry: three or four cache misses a token when the chain runs
+ * after the other rules (the figure in the engine was twice the one of a
+ * warm loop). Here each distinct term string has a small integer id, kept
+ * in the token's cache entry, and the chain's sets are flags by id in one
+ * 64 KB table: a token costs its entry, and the answer is the same.
+ *
+ * Ids: term_table interns term strs by content (an ASCII exact str: every
+ * term a token yields is one; a seed or probe item that is another exact
+ * str equals no such term). An id is a slot of the table, which only ever
+ * fills (bounded like the token cache), so an id stays right for as long
+ * as the process runs. The flags are cleared after every call (touched). A
+ * call the ids cannot serve - a seed or probe item that is no exact str,
+ * stopwords the token cache does not keep, a full table - answers 0, and
+ * the set chain above runs instead, from the start. No Python code runs in
+ * here: the stopword set is a frozenset of exact strs (use_terms_cache). */
+#define TERM_SLOTS ((size_t)1 << 16)
+#define TERM_MAX (TERM_SLOTS / 2)
+#define TIDS_INLINE 4
+#define TIDS_MANY 0xFF
+
+typedef struct {
+    PyObject *str; /* the interned term (a strong reference); NULL: empty */
+    uint64_t hash;
+} term_slot;
+static term_slot *term_table = NULL; /* NULL when it could not be allocated */
+static size_t term_used = 0;
+
+enum { F_TOPIC = 1, F_SEED = 2, F_FOUND = 4, F_PROBE = 8, F_PROBED = 16 };
+static uint8_t term_flags[TERM_SLOTS]; /* all zero between calls */
+
+typedef struct id_chain {
+    uint16_t *unit; /* the current unit's term ids */
+    Py_ssize_t n_unit, cap_unit;
+    uint16_t *touched; /* ids whose flags this call set */
+    Py_ssize_t n_touched, cap_touched;
+    Py_ssize_t connected, total, found, probed;
+    int outside;
+    int full; /* the table filled up: the call is answered by the set chain */
+} id_chain;
+
+static uint64_t term_hash(const Py_UCS1 *b, Py_ssize_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)n;
+    for (Py_ssize_t k = 0; k < n; k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+    return h ^ (h >> 31);
+}
+
+/* The id of the term str s: its slot, added when new. -2 when s is no
+ * ASCII exact str (no term equals it), -1 when the table is full. */
+static Py_ssize_t term_id(PyObject *s) {
+    if (!PyUnicode_CheckExact(s) || TEXT_READY(s) < 0) {
+        PyErr_Clear();
+        return -2;
+    }
+    if (!PyUnicode_IS_ASCII(s)) return -2;
+    const Py_UCS1 *b = PyUnicode_1BYTE_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    uint64_t h = term_hash(b, n);
+    size_t mask = TERM_SLOTS - 1, k = (size_t)h & mask;
+    while (term_table[k].str != NULL) {
+        PyObject *t = term_table[k].str;
+        if (term_table[k].hash == h && PyUnicode_GET_LENGTH(t) == n &&
+            memcmp(PyUnicode_1BYTE_DATA(t), b, (size_t)n) == 0)
+            return (Py_ssize_t)k;
+        k = (k + 1) & mask;
+    }
+    if (term_used >= TERM_MAX) return -1;
+    Py_INCREF(s);
+    term_table[k].str = s;
+    term_table[k].hash = h;
+    term_used++;
+    return (Py_ssize_t)k;
+}
+
+static int grow16(uint16_t **arr, Py_ssize_t *cap) {
+    Py_ssize_t want = *cap ? 2 * *cap : 64;
+    uint16_t *more = PyMem_Realloc(*arr, (size_t)want * sizeof(uint16_t));
+    if (more == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *arr = more;
+    *cap = want;
+    return 0;
+}
+
+/* Sets flag f of id (recording the id when it had none). 0, or -1. */
+KERNEL int idc_flag(id_chain *c, uint16_t id, uint8_t f) {
+    if (term_flags[id] == 0) {
+        if (c->n_touched == c->cap_touched && grow16(&c->touched, &c->cap_touched) < 0) return -1;
+        c->touched[c->n_touched++] = id;
+    }
+    term_flags[id] |= f;
+    return 0;
+}
+
+/* Appends id to the current unit. 0, or -1. */
+KERNEL int idc_push(id_chain *c, uint16_t id) {
+    if (c->n_unit == c->cap_unit && grow16(&c->unit, &c->cap_unit) < 0) return -1;
+    c->unit[c->n_unit++] = id;
+    return 0;
+}
+
+/* Appends the ids of a terms tuple (every item an ASCII str: word_terms). */
+static int idc_push_terms(id_chain *c, PyObject *terms) {
+    for (Py_ssize_t q = 0; q < PyTuple_GET_SIZE(terms); q++) {
+        Py_ssize_t id = term_id(PyTuple_GET_ITEM(terms, q));
+        if (id < 0) {
+            c->full = 1; /* (-2 cannot happen for a term) */
+            return 0;
+        }
+        if (idc_push(c, (uint16_t)id) < 0) return -1;
+    }
+    return 0;
+}
+
+/* A token of the current unit (once per unit: the scan is ``unique``): its
+ * term ids go to the unit. e is its cache entry when ``cached`` (terms kept
+ * there for these stopwords), else the terms are made for this use. */
+static int idc_token(id_chain *c, entry *e, PyObject *words, PyObject *stopwords, int cached) {
+    if (c->full) return 0;
+    if (!cached) {
+        PyObject *terms = word_terms(words, stopwords);
+        if (terms == NULL) return -1;
+        int rc = idc_push_terms(c, terms);
+        Py_DECREF(terms);
+        return rc;
+    }
+    if (e->ntid == 0) {
+        if (e->terms == NULL) e->terms = word_terms(words, stopwords);
+        if (e->terms == NULL) return -1;
+        Py_ssize_t m = PyTuple_GET_SIZE(e->terms);
+        if (m > TIDS_INLINE) {
+            e->ntid = TIDS_MANY;
+        } else {
+            for (Py_ssize_t q = 0; q < m; q++) {
+                Py_ssize_t id = term_id(PyTuple_GET_ITEM(e->terms, q));
+                if (id < 0) {
+                    c->full = 1;
+                    return 0;
+                }
+                e->tid[q] = (uint16_t)id;
+            }
+            e->ntid = (uint8_t)(1 + m);
+        }
+    }
+    if (e->ntid == TIDS_MANY) return idc_push_terms(c, e->terms);
+    for (int q = 0; q < e->ntid - 1; q++)
+        if (idc_push(c, e->tid[q]) < 0) return -1;
+    return 0;
+}
+
+/* One unit: chain_unit's counts by flags. Empties the unit. 0, or -1. */
+static int idc_unit(id_chain *c) {
+    Py_ssize_t m = c->n_unit;
+    if (m == 0 || c->full) {
+        c->n_unit = 0;
+        return 0;
+    }
+    c->total++;
+    int hit = 0;
+    for (Py_ssize_t k = 0; k < m && !hit; k++) hit = term_flags[c->unit[k]] & F_TOPIC;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        uint16_t id = c->unit[k];
+        uint8_t f = term_flags[id];
+        if (hit && !(f & F_TOPIC) && idc_flag(c, id, F_TOPIC) < 0) return -1;
+        if (f & F_SEED) {
+            if (!(f & F_FOUND)) {
+                term_flags[id] |= F_FOUND; /* (touched: it has F_SEED) */
+                c->found++;
+            }
+        } else {
+            c->outside = 1;
+        }
+        if ((f & F_PROBE) && !(f & F_PROBED)) {
+            term_flags[id] |= F_PROBED;
+            c->probed++;
+        }
+    }
+    if (hit) c->connected++;
+    c->n_unit = 0;
+    return 0;
+}
+
+/* Flags every item of a seed (F_SEED | F_TOPIC) or probe (F_PROBE) set.
+ * 1 done, 0 an item the ids cannot stand for (no exact str) or a full
+ * table, -1 error. */
+static int idc_mark_set(id_chain *c, PyObject *set, uint8_t f) {
+    PyObject *it = PyObject_GetIter(set), *item;
+    if (it == NULL) return -1;
+    int ok = 1;
+    while (ok == 1 && (item = PyIter_Next(it)) != NULL) {
+        if (!PyUnicode_CheckExact(item)) {
+            ok = 0;
+        } else {
+            Py_ssize_t id = term_id(item);
+            if (id == -1) ok = 0;
+            else if (id >= 0 && idc_flag(c, (uint16_t)id, f) < 0) ok = -1;
+        }
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (ok == 1 && PyErr_Occurred()) ok = -1;
+    return ok;
+}
+
+static void idc_clear(id_chain *c) {
+    for (Py_ssize_t k = 0; k < c->n_touched; k++) term_flags[c->touched[k]] = 0;
+    PyMem_Free(c->touched);
+    PyMem_Free(c->unit);
+}
+
+/* term_chain (units, spans NULL) or term_chain_spans (text and spans, read
+ * as read_span does) by ids: 1 with *result set, 0 when the set chain must
+ * answer instead, -1 with an exception. */
+static int read_span(PyObject *item, Py_ssize_t n, Py_ssize_t *s, Py_ssize_t *e);
+static int idc_run(PyObject *text, PyObject *items, PyObject *seed, PyObject *probe,
+                   scan_spec *spec, PyObject **result) {
+    if (term_table == NULL || !spec->cache_terms) return 0;
+    /* a set the scan could change under us is none of ours: seed and probe
+     * are only iterated here, before the scan, and no Python code runs */
+    if (!PyAnySet_Check(seed) || !PyAnySet_Check(probe)) return 0;
+    id_chain c;
+    memset(&c, 0, sizeof c);
+    int rc = idc_mark_set(&c, seed, F_SEED | F_TOPIC);
+    if (rc == 1) rc = idc_mark_set(&c, probe, F_PROBE);
+    if (rc != 1) {
+        idc_clear(&c);
+        return rc;
+    }
+    spec->idc = &c;
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    Py_ssize_t len = text != NULL ? PyUnicode_GET_LENGTH(text) : 0;
+    PyObject *buf = PyList_New(0); /* the scan's ``out``, left alone in chain mode */
+    rc = buf == NULL ? -1 : 1;
+    for (Py_ssize_t k = 0; rc == 1 && k < n && !c.full; k++) {
+        PyObject *item = PyTuple_GET_ITEM(items, k);
+        if (text != NULL) {
+            Py_ssize_t s, e;
+            if (read_span(item, len, &s, &e) < 0 || scan_range(text, spec, buf, s, e) < 0)
+                rc = -1;
+        } else if (scan(item, spec, buf) < 0) {
+            rc = -1;
+        }
+        if (rc == 1 && idc_unit(&c) < 0) rc = -1;
+    }
+    spec->idc = NULL;
+    Py_XDECREF(buf);
+    if (rc == 1 && c.full) rc = 0;
+    if (rc == 1) {
+        *result = Py_BuildValue("(nnnOn)", c.connected, c.total, c.found,
+                                c.outside ? Py_True : Py_False, c.probed);
+        if (*result == NULL) rc = -1;
+    }
+    idc_clear(&c);
+    return rc;
 }
 
 static PyObject *term_chain(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -1059,6 +1380,12 @@ static PyObject *term_chain(PyObject *self, PyObject *const *args, Py_ssize_t na
     /* a tuple copy, as in content_term_sets */
     PyObject *units = PySequence_Tuple(args[0]);
     if (units == NULL) return NULL;
+    PyObject *answer = NULL;
+    int by_ids = idc_run(NULL, units, args[1], args[2], &spec, &answer);
+    if (by_ids != 0) {
+        Py_DECREF(units);
+        return by_ids > 0 ? answer : NULL;
+    }
     chain_state st;
     if (chain_begin(&st, args[1], args[2]) < 0) {
         Py_DECREF(units);
@@ -1111,6 +1438,12 @@ static PyObject *term_chain_spans(PyObject *self, PyObject *const *args, Py_ssiz
     if (chain_args(args[2], args[3], args[4], "term_chain_spans", &spec) < 0) return NULL;
     PyObject *spans = PySequence_Tuple(args[1]);
     if (spans == NULL) return NULL;
+    PyObject *answer = NULL;
+    int by_ids = idc_run(text, spans, args[2], args[3], &spec, &answer);
+    if (by_ids != 0) {
+        Py_DECREF(spans);
+        return by_ids > 0 ? answer : NULL;
+    }
     chain_state st;
     if (chain_begin(&st, args[2], args[3]) < 0) {
         Py_DECREF(spans);
@@ -1311,6 +1644,8 @@ PyMODINIT_FUNC PyInit__lexkernel(void) {
     /* Without the token cache every scan still works, only slower; a
      * re-import of the module keeps the one it has. */
     if (cache == NULL) cache = PyMem_RawCalloc(CACHE_SLOTS, sizeof(entry));
+    /* without it the chain runs on sets only (idc_run answers 0) */
+    if (term_table == NULL) term_table = PyMem_RawCalloc(TERM_SLOTS, sizeof(term_slot));
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     PyObject *suffixes = PyTuple_New(N_SUFFIXES);

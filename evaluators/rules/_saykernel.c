@@ -5,8 +5,12 @@
  * Two functions, each equal to a pure-Python reference in
  * evaluators/rules/completeness.py, which stays the fallback:
  *
- *   letter_stats(low, words) -> (runs, hits, nonspace)    ``_letter_stats_py``
- *   most_repeated(body, spans) -> (sentence, count)        ``_most_repeated_py``
+ *   letter_stats(low, words[, fold]) -> (runs, hits, nonspace)
+ *                                                          ``_letter_stats_py``
+ *       (fold true: the counts of the text with its ASCII capitals lowered,
+ *       so an ASCII text need not be lowered into a copy first)
+ *   most_repeated(body, spans[, min_count]) -> (sentence, count)
+ *                                                          ``_most_repeated_py``
  *                                                    (described further down)
  *
  * letter_stats:
@@ -49,11 +53,17 @@ static inline int run_char(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || c == '\
  * the predicates the other code points use (so the two cannot disagree). */
 enum { C_SPACE = 1, C_RUN = 2 };
 static unsigned char classes[256];
+/* The classes with the ASCII capitals as run characters too, for the
+ * folded scan (letter_stats' ``fold``): a capital reads as its lowercase. */
+static unsigned char classes_fold[256];
+
 
 static void fill_classes(void) {
-    for (Py_UCS4 c = 0; c < 256; c++)
+    for (Py_UCS4 c = 0; c < 256; c++) {
         classes[c] =
             (unsigned char)((Py_UNICODE_ISSPACE(c) ? C_SPACE : 0) | (run_char(c) ? C_RUN : 0));
+        classes_fold[c] = (unsigned char)(classes[c] | ((c >= 'A' && c <= 'Z') ? C_RUN : 0));
+    }
 }
 
 static inline unsigned char classify(Py_UCS4 c) {
@@ -93,13 +103,13 @@ static int is_word(const lookup_t *lk, const char *buf, Py_ssize_t len) {
         const T *p = (const T *)data;                                             \
         for (Py_ssize_t i = 0; i < n; i++) {                                      \
             Py_UCS4 c = (Py_UCS4)p[i];                                            \
-            unsigned char k = classify(c);                                        \
+            unsigned char k = c < 256 ? cls[c] : classify(c);                     \
             spaces += k & C_SPACE;                                                \
             if (k & C_RUN) {                                                      \
                 if (run_len == 0)                                                 \
                     runs++;                                                       \
                 if (run_len < maxlen)                                             \
-                    buf[run_len] = (char)c;                                       \
+                    buf[run_len] = (char)(c <= 'Z' && c >= 'A' ? c + 32 : c);      \
                 run_len++;                                                        \
             } else if (run_len) {                                                 \
                 if (run_len <= maxlen && is_word(lk, buf, run_len))               \
@@ -111,11 +121,19 @@ static int is_word(const lookup_t *lk, const char *buf, Py_ssize_t len) {
 
 static PyObject *letter_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "letter_stats(low, words) takes two arguments");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "letter_stats(low, words[, fold]) takes two or three arguments");
         return NULL;
     }
     PyObject *text = args[0], *tuple = args[1];
+    int fold = 0;
+    if (nargs == 3) {
+        fold = PyObject_IsTrue(args[2]);
+        if (fold < 0)
+            return NULL;
+    }
+    /* a capital is a run character only when folding (classes has none) */
+    const unsigned char *cls = fold ? classes_fold : classes;
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "letter_stats: low must be a str");
         return NULL;
@@ -192,8 +210,12 @@ static PyObject *letter_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
 }
 
 /* ------------------------------------------------------------------------
- * most_repeated(body, spans) -> (sentence, count)
+ * most_repeated(body, spans[, min_count]) -> (sentence, count)
  *
+ * With min_count > 0 on ASCII text, ("", 0) at once when no min_count spans
+ * strip to alike stretches (see too_few_alike): says_something
+ * only asks whether a sentence occurs five times, and most outputs' sentence
+ * lengths rule that out before any lowering or hashing. Otherwise:
  * Equal to ``_most_repeated_py`` in completeness.py: among the sentences
  * ``body[s:e].strip().lower()`` of the spans, those of three words or more
  * (``len(sent.split(None, 2)) >= 3``), the one that occurs most often, the
@@ -346,11 +368,61 @@ done:
     return result;
 }
 
+/* qsort's order for stretch keys. */
+static int cmp_key(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static inline uint64_t low_byte(const unsigned char *p, Py_ssize_t i) {
+    unsigned char c = p[i];
+    return (c >= 'A' && c <= 'Z') ? (uint64_t)(c + 32) : (uint64_t)c;
+}
+
+/* Whether, on ASCII text, no min_count spans strip to alike stretches -
+ * the same length, and the same lowered first, middle and last characters:
+ * then no sentence occurs min_count times (equal lowered sentences are
+ * alike), which a caller asking for min_count occurrences can be told
+ * without lowering and hashing the whole text. ``keys`` is scratch room for
+ * nspans keys. Mirrors the gate of ``_most_repeated_py`` (its ``_alike_key``). */
+static int too_few_alike(const unsigned char *p, const Py_ssize_t *starts, const Py_ssize_t *ends,
+                         Py_ssize_t nspans, Py_ssize_t min_count, uint64_t *keys) {
+    if (nspans < min_count)
+        return 1;
+    for (Py_ssize_t i = 0; i < nspans; i++) {
+        Py_ssize_t a = starts[i], b = ends[i];
+        /* str.strip(): on ASCII text Py_UNICODE_ISSPACE is the classes' C_SPACE */
+        while (a < b && (classes[p[a]] & C_SPACE))
+            a++;
+        while (b > a && (classes[p[b - 1]] & C_SPACE))
+            b--;
+        Py_ssize_t len = b - a;
+        keys[i] = len == 0 ? 0
+                           : ((uint64_t)len << 24) | (low_byte(p, a) << 16) |
+                                 (low_byte(p, a + len / 2) << 8) | low_byte(p, b - 1);
+    }
+    qsort(keys, (size_t)nspans, sizeof(uint64_t), cmp_key);
+    Py_ssize_t run = 0;
+    for (Py_ssize_t i = 0; i < nspans; i++) {
+        run = (i > 0 && keys[i] == keys[i - 1]) ? run + 1 : 1;
+        if (run >= min_count)
+            return 0;
+    }
+    return 1;
+}
+
 static PyObject *most_repeated(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "most_repeated(body, spans) takes two arguments");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError,
+                        "most_repeated(body, spans[, min_count]) takes two or three arguments");
         return NULL;
+    }
+    Py_ssize_t min_count = 0;
+    if (nargs == 3) {
+        min_count = PyNumber_AsSsize_t(args[2], NULL); /* clamps a huge int */
+        if (min_count == -1 && PyErr_Occurred())
+            return NULL;
     }
     PyObject *body = args[0];
     if (!PyUnicode_Check(body)) {
@@ -381,6 +453,13 @@ static PyObject *most_repeated(PyObject *self, PyObject *const *args, Py_ssize_t
     }
     if (read_spans(seq, n, nspans, starts, ends) < 0)
         goto done;
+    /* (groups is free scratch room until the grouping below) */
+    if (ascii && min_count > 0 &&
+        too_few_alike((const unsigned char *)data, starts, ends, nspans, min_count,
+                      (uint64_t *)groups)) {
+        result = Py_BuildValue("(sn)", "", (Py_ssize_t)0);
+        goto done;
+    }
     memset(table, 0, sizeof(Py_ssize_t) * cap);
     /* the bytes the stretches are compared by: lowered ASCII, or as they are */
     const unsigned char *src = (const unsigned char *)data;
@@ -455,9 +534,11 @@ done:
 
 static PyMethodDef methods[] = {
     {"letter_stats", (PyCFunction)(void (*)(void))letter_stats, METH_FASTCALL,
-     "letter_stats(low, words) -> (letter runs, runs among words, non-space characters)."},
+     "letter_stats(low, words[, fold]) -> (letter runs, runs among words, non-space "
+     "characters); fold: of the text with its ASCII capitals lowered."},
     {"most_repeated", (PyCFunction)(void (*)(void))most_repeated, METH_FASTCALL,
-     "most_repeated(body, spans) -> (the most repeated sentence of three words, its count)."},
+     "most_repeated(body, spans[, min_count]) -> (the most repeated sentence of three words, "
+     "its count); ('', 0) early on ASCII text where no sentence can occur min_count times."},
     {NULL, NULL, 0, NULL},
 };
 

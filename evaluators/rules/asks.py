@@ -219,10 +219,15 @@ def _ascending(markers: list[str]) -> bool:
     return all(b == a + 1 for a, b in pairwise(vals)) and vals[0] == 1
 
 
-def measurable(part: AskPart) -> bool:
+def measurable(part: AskPart, terms: list[str] | None = None) -> bool:
+    """Whether the part can be measured: no manner clause, two distinct
+    content words or more, one of them no manner word. ``terms`` are
+    ``_part_terms(part.text)`` when the caller has them (ask_coverage keeps
+    them for the part, so the words pass need not run twice)."""
     if _MANNER_CLAUSE.search(part.text):
         return False
-    terms = _part_terms(part.text)
+    if terms is None:
+        terms = _part_terms(part.text)
     if len(set(terms)) < 2:
         return False
     return any(t not in MANNER_WORDS for t in terms)

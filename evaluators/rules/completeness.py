@@ -241,12 +241,16 @@ def _plan_uncached(ask: str) -> tuple[int, tuple[tuple[asks.AskPart, tuple[str, 
     letters, no stopword, in order): everything ask_coverage reads of the ask
     alone. A pure function of the ask (its parts are frozen)."""
     parts = asks.split_ask(ask)
-    meas = tuple(
-        (p, tuple(w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS))
-        for p in parts
-        if asks.measurable(p)
-    )
-    return len(parts), meas
+    if not parts:  # most asks declare no parts: nothing to measure
+        return 0, ()
+    meas: list[tuple[asks.AskPart, tuple[str, ...]]] = []
+    for p in parts:
+        # the part's content words (asks._part_terms), from one words() pass
+        # that the measurable test reads too
+        terms = [w for w in words(p.text) if len(w) > 2 and w not in STOPWORDS]
+        if asks.measurable(p, terms):
+            meas.append((p, tuple(terms)))
+    return len(parts), tuple(meas)
 
 
 # Asks repeat (a task's runs share one) and ask_coverage reads at most 1500
@@ -436,7 +440,7 @@ def _sentence_repetition(
         body = text
     if len(spans) < 5:  # no sentence can occur five times
         return None
-    best, n = _most_repeated(body, spans)
+    best, n = _most_repeated(body, spans, 5)
     if n < 5:
         return None
     # str.split() and re's \s agree on what whitespace is
@@ -446,21 +450,47 @@ def _sentence_repetition(
     return None
 
 
-def _most_repeated(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
-    """``_most_repeated_py(body, spans)``: by the C kernel when it was built,
-    which hashes the stripped sentences in place instead of slicing each."""
+def _most_repeated(body: str, spans: list[tuple[int, int]], min_count: int = 0) -> tuple[str, int]:
+    """``_most_repeated_py(body, spans, min_count)``: by the C kernel when it
+    was built, which hashes the stripped sentences in place instead of
+    slicing each."""
     if _saykernel is not None:
-        return _saykernel.most_repeated(body, spans)
-    return _most_repeated_py(body, spans)
+        return _saykernel.most_repeated(body, spans, min_count)
+    return _most_repeated_py(body, spans, min_count)
 
 
-def _most_repeated_py(body: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+def _alike_key(stretch: str) -> tuple[int, str, str, str] | tuple[()]:
+    """What equal lowered sentences share, cheaply read off a stripped ASCII
+    stretch: its length and its lowered first, middle and last characters
+    (the gate of :func:`_most_repeated_py`; the C kernel packs the same
+    facts into one integer)."""
+    if not stretch:
+        return ()
+    n = len(stretch)
+    return n, stretch[0].lower(), stretch[n // 2].lower(), stretch[-1].lower()
+
+
+def _most_repeated_py(
+    body: str, spans: list[tuple[int, int]], min_count: int = 0
+) -> tuple[str, int]:
     """The sentence of three words or more (stripped, lowered) that occurs most
     often, the first such on a tie, with its count; ``("", 0)`` when none.
+
+    With ``min_count`` (the caller only wants a sentence occurring that
+    often), ``("", 0)`` at once on ASCII text when no ``min_count`` spans
+    strip to alike stretches (:func:`_alike_key`): equal lowered sentences
+    are alike, and a caller that needs five repeats of one need not lower
+    and count the sentences of an output whose sentences rule that out.
 
     The stretches are counted as sliced, by ``Counter`` (a C loop), and only
     the distinct ones are stripped, lowered and measured: the same counts, in
     the same first-occurrence order, as testing every sentence one by one."""
+    if min_count > 0 and body.isascii():
+        if len(spans) < min_count:
+            return "", 0
+        alike = Counter(_alike_key(body[s:e].strip()) for s, e in spans)
+        if max(alike.values()) < min_count:
+            return "", 0
     # lowering ASCII text keeps every offset, so it can be lowered once
     low = body.lower() if body.isascii() else None
     src = low if low is not None else body
@@ -505,22 +535,29 @@ def _letter_runs(low: str) -> list[str]:
 _LOREM_WORDS = tuple(sorted(_LOREM))
 
 
-def _letter_stats_py(low: str, words: tuple[str, ...]) -> tuple[int, int, int]:
+# The ASCII capitals to their lowercase, and nothing else.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _letter_stats_py(low: str, words: tuple[str, ...], fold: bool = False) -> tuple[int, int, int]:
     """``(runs, hits, nonspace)``: how many letter runs ``low`` has
     (``_letter_runs``), how many of them are one of ``words``, and its
-    non-space characters (``_non_space_count``). The reference and fallback
-    of ``_saykernel.letter_stats``."""
+    non-space characters (``_non_space_count``). ``fold``: of ``low`` with
+    its ASCII capitals lowered (on ASCII text, of ``low.lower()``). The
+    reference and fallback of ``_saykernel.letter_stats``."""
+    if fold:
+        low = low.translate(_ASCII_LOWER)
     toks = _letter_runs(low)
     wanted = frozenset(words)
     return len(toks), sum(map(wanted.__contains__, toks)), _non_space_count(low)
 
 
-def _letter_stats(low: str) -> tuple[int, int, int]:
-    """``_letter_stats_py(low, _LOREM_WORDS)``: one C pass when built, so the
-    common case (a long output) builds no token list at all."""
+def _letter_stats(low: str, fold: bool = False) -> tuple[int, int, int]:
+    """``_letter_stats_py(low, _LOREM_WORDS, fold)``: one C pass when built,
+    so the common case (a long output) builds no token list at all."""
     if _saykernel is not None:
-        return _saykernel.letter_stats(low, _LOREM_WORDS)
-    return _letter_stats_py(low, _LOREM_WORDS)
+        return _saykernel.letter_stats(low, _LOREM_WORDS, fold)
+    return _letter_stats_py(low, _LOREM_WORDS, fold)
 
 
 def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
@@ -555,22 +592,31 @@ def says_something(ctx: EvalContext) -> Outcome:
         return skip("empty output (non_empty_output judges it)", saw=("output",))
     ask = ctx.input or ""
     shape: str | None = None
-    low = stripped.lower()
+    # the lowered strip. Lowering ASCII text only folds its capitals, which
+    # the letter count does as it reads, so on ASCII text the lowered copy
+    # is made only for the tests below that read it (a short output's)
+    low: str | None = None
     # the letter runs are counted, not built: only a short output (the
     # acknowledgement test below) needs the runs themselves
-    n_toks, n_lorem, low_nonspace = _letter_stats(low)
-    if (
-        not _WORD_CHAR.search(stripped)
-        or (len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS)  # no hash of a long output
-        or (n_toks and n_lorem and n_lorem / n_toks >= 0.5)
-    ):
+    if stripped.isascii():
+        n_toks, n_lorem, low_nonspace = _letter_stats(stripped, True)
+    else:
+        low = stripped.lower()
+        n_toks, n_lorem, low_nonspace = _letter_stats(low)
+    if not _WORD_CHAR.search(stripped) or (n_toks and n_lorem and n_lorem / n_toks >= 0.5):
         shape = "placeholder"
+    elif len(stripped) <= _ARTEFACT_MAX or (low is not None and len(low) <= _ARTEFACT_MAX):
+        # (no hash of a long output; lower() keeps an ASCII text's length)
+        if low is None:
+            low = stripped.lower()
+        if len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS:
+            shape = "placeholder"
     # the ask is read only for a short output: the acknowledgement test
     if (
         shape is None
         and 0 < n_toks <= 12
         and _ask_needs_more(ctx.input_words, ask)
-        and all(t in _ACK for t in _letter_runs(low))
+        and all(t in _ACK for t in _letter_runs(stripped.lower() if low is None else low))
     ):
         ask_words = ctx.input_words
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
@@ -592,7 +638,9 @@ def says_something(ctx: EvalContext) -> Outcome:
         shape is None
         and ask.strip()
         and len(ask.strip()) >= 20
-        and _is_echo(ask, low, low_nonspace)
+        # _is_echo's own first bound, tested before a lowered copy is made
+        and not (ask.isascii() and low_nonspace > 1.2 * len(ask))
+        and _is_echo(ask, stripped.lower() if low is None else low, low_nonspace)
     ):
         shape = "echo"
     # on ASCII text strip() drops only whitespace and lower() keeps every

@@ -31,33 +31,70 @@ class Overlap:
     total: int
 
 
+# The memo keys of the values below (ctx.memo, one evaluation). Each is read
+# by a direct ``memo.get`` rather than through ``ctx.shared``: the four rules
+# and the chain read them some twenty times an evaluation, and the extra call
+# frame was a measurable part of the rules' own cost.
+_KEY_ASK = "relevance.ask_terms"
+_KEY_BODY = "relevance.body"
+_KEY_OVERLAP = "relevance.overlap"
+_KEY_CHAIN = "relevance.chain"
+_KEY_CONTINUITY = "relevance.continuity"
+_KEY_THRESHOLD = {
+    k: "relevance.threshold." + k
+    for k in ("keyword_overlap", "topic_consistency", "topic_consistency_min_words")
+}
+_UNSET: Any = object()
+_EMPTY: frozenset[str] = frozenset()
+
+
 def _threshold(ctx: EvalContext, key: str) -> tuple[Any, str]:
     """``ctx.threshold(key)``, once per evaluation: the relevance rules read
     the same two thresholds twice each."""
-    return ctx.shared("relevance.threshold." + key, ctx.threshold, key)
+    memo_key = _KEY_THRESHOLD[key]
+    got: tuple[Any, str] | None = ctx.memo.get(memo_key)
+    if got is None:
+        got = ctx.memo[memo_key] = ctx.threshold(key)
+    return got
 
 
 def _body(ctx: EvalContext) -> str:
     """``strip_fences(ctx.output)``, once per evaluation (a scan of the whole
     output for a fence, which both the chain and continuity start from)."""
-    return ctx.shared("relevance.body", strip_fences, ctx.output)
+    got: str | None = ctx.memo.get(_KEY_BODY)
+    if got is None:
+        out = ctx.output
+        # strip_fences returns the text itself when it holds no fence
+        got = ctx.memo[_KEY_BODY] = strip_fences(out) if "```" in out else out
+    return got
 
 
 def _ask_terms(ctx: EvalContext) -> frozenset[str]:
     """``frozenset(ctx.input_terms)``, once per evaluation: the four rules
     and the chain each started from their own ``set`` of the ask's terms
-    (read only, except in the Python continuity loop, which copies it)."""
-    return ctx.shared("relevance.ask_terms", _frozen_terms, ctx)
+    (read only, except in the Python continuity loop, which copies it).
 
-
-def _frozen_terms(ctx: EvalContext) -> frozenset[str]:
-    return frozenset(ctx.input_terms)
+    Natively the set is built by the one set-building scan of the ask
+    (``content_term_sets``: ``set(content_terms(ask))``) unless a rule has
+    already made the list: the list, its cached tuple and their copies were
+    built only to be turned into this set."""
+    got: frozenset[str] | None = ctx.memo.get(_KEY_ASK)
+    if got is None:
+        if native() and "input_terms" not in ctx.__dict__:
+            got = frozenset(content_term_sets([ctx.input or ""])[0])
+        else:
+            got = frozenset(ctx.input_terms)
+        ctx.memo[_KEY_ASK] = got
+    return got
 
 
 def overlap(ctx: EvalContext) -> Overlap | None:
     """The ask's terms found in the output (computed once per evaluation:
     keyword_overlap and answers_the_ask both read it)."""
-    return ctx.shared("relevance.overlap", _overlap, ctx)
+    got: Overlap | None = ctx.memo.get(_KEY_OVERLAP, _UNSET)
+    if got is _UNSET:
+        got = ctx.memo[_KEY_OVERLAP] = _overlap(ctx)
+    return got
 
 
 def _overlap(ctx: EvalContext) -> Overlap | None:
@@ -74,16 +111,17 @@ def keyword_overlap(ctx: EvalContext) -> Outcome:
     ov = overlap(ctx)
     if ov is None:
         return Outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
-    ok = ov.ratio >= thr
+    ratio = ov.ratio
+    shown = round(ratio, 4)
     return Outcome(
-        passed=ok,
-        score=min(2 * ov.ratio, 1.0),
+        passed=ratio >= thr,
+        score=min(2 * ratio, 1.0),
         message=(
             f"{ov.found}/{ov.total} of the input's content terms appear in the output "
-            f"({ov.ratio:.0%})."
+            f"({ratio:.0%})."
         ),
-        evidence=[count("input_terms_in_output", "ratio", round(ov.ratio, 4), thr, src)],
-        value={"stat": "input_terms_in_output", "unit": "ratio", "value": round(ov.ratio, 4)},
+        evidence=[count("input_terms_in_output", "ratio", shown, thr, src)],
+        value={"stat": "input_terms_in_output", "unit": "ratio", "value": shown},
         saw=("output", "input"),
         asked=src != "default",
     )
@@ -136,14 +174,19 @@ def _chain(ctx: EvalContext) -> _Chain:
     evaluation, for an ask with content terms). The union of the units'
     terms is the output's term set: units cover every token of the
     fence-stripped output, and never cut one."""
-    return ctx.shared("relevance.chain", _compute_chain, ctx)
+    got: _Chain | None = ctx.memo.get(_KEY_CHAIN)
+    if got is None:
+        got = ctx.memo[_KEY_CHAIN] = _compute_chain(ctx)
+    return got
 
 
 def _compute_chain(ctx: EvalContext) -> _Chain:
     text = ctx.output
     body = _body(ctx)
     seed = _ask_terms(ctx)
-    probe = _field_probe(seed)
+    # an ask with no field stem has no field to probe: the cached probe's
+    # lookup hashes the whole term set, which most asks need not pay
+    probe = _EMPTY if seed.isdisjoint(_FIELD_TERMS) else _field_probe(seed)
     if body is text and "\n" not in body:
         # _units' one-block case: the units are the sentences themselves
         spans = ctx.output_sentences if body.strip() else []
@@ -154,11 +197,14 @@ def _compute_chain(ctx: EvalContext) -> _Chain:
 def continuity(ctx: EvalContext) -> Continuity | str:
     """Share of content sentences connected to the ask's topic, or a skip reason
     (computed once per evaluation and shared by topic_consistency and answers_the_ask)."""
-    return ctx.shared("relevance.continuity", _continuity, ctx)
+    got: Continuity | str | None = ctx.memo.get(_KEY_CONTINUITY)
+    if got is None:
+        got = ctx.memo[_KEY_CONTINUITY] = _continuity(ctx)
+    return got
 
 
 def _continuity(ctx: EvalContext) -> Continuity | str:
-    min_words, _ = ctx.threshold("topic_consistency_min_words")
+    min_words = ctx.threshold("topic_consistency_min_words")[0]
     # letter runs of four or more, counted only as far as the minimum
     body = _body(ctx)
     # the count cannot reach len(body) + 1: a limit past it changes nothing
@@ -193,15 +239,16 @@ def topic_consistency(ctx: EvalContext) -> Outcome:
         out = skip(c, saw=("output", "input"))
         out.passed = True  # benefit of the doubt, still reported as skipped
         return out
-    ok = c.ratio >= thr - 1e-9
+    ratio = c.ratio
+    shown = round(ratio, 4)
     return Outcome(
-        passed=ok,
-        score=min(1.5 * c.ratio, 1.0),
+        passed=ratio >= thr - 1e-9,
+        score=min(1.5 * ratio, 1.0),
         message=(
-            f"{c.connected}/{c.total} content sentences connect to the ask's topic ({c.ratio:.0%})."
+            f"{c.connected}/{c.total} content sentences connect to the ask's topic ({ratio:.0%})."
         ),
-        evidence=[count("connected_sentences", "ratio", round(c.ratio, 4), round(thr, 4), src)],
-        value={"stat": "connected_sentences", "unit": "ratio", "value": round(c.ratio, 4)},
+        evidence=[count("connected_sentences", "ratio", shown, round(thr, 4), src)],
+        value={"stat": "connected_sentences", "unit": "ratio", "value": shown},
         saw=("output", "input"),
         asked=src != "default",
     )
@@ -322,10 +369,24 @@ _FIELD_TERMS = frozenset(_FIELD_OF)
 _DISTINCTIVE = re.compile(r"(?<![\w.-])(?:[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+|\d{3,})(?![\w-])")
 
 
-def _echoes_identifier(ask: str, output: str) -> str | None:
-    """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``)."""
+def _echoes_identifier(ask: str, output: str, low: str | None = None) -> str | None:
+    """A distinctive ask token the output repeats (``0.15.0``, ``nightly-8``).
+
+    ``low`` is ``output.lower()`` when the caller has it. A token the output
+    repeats is an ASCII run of it whose lowered form is a wanted token, so
+    that token occurs in the lowered output (lower() maps each character on
+    its own, and an ASCII character to one ASCII character): when none of
+    the few wanted tokens does, no token can be found, and the search over
+    the whole output (a regex attempt at every position) is not run."""
     wanted = _wanted_cached(ask) if len(ask) <= 2048 else _wanted(ask)
     if not wanted:
+        return None
+    if low is None:
+        low = output.lower()
+    for w in wanted:
+        if w in low:
+            break
+    else:
         return None
     for t in _DISTINCTIVE.findall(output):
         if t.lower() in wanted:
@@ -333,8 +394,16 @@ def _echoes_identifier(ask: str, output: str) -> str | None:
     return None
 
 
+# A character one of the wanted tokens must hold: _DISTINCTIVE's characters
+# with isdigit() true are \d's (ASCII and other decimal digits), and "_".
+_DIGIT_OR_UNDERSCORE = re.compile(r"[\d_]")
+
+
 def _wanted(ask: str) -> frozenset[str]:
-    """The ask's distinctive tokens, lowered: those with a digit or an underscore."""
+    """The ask's distinctive tokens, lowered: those with a digit or an underscore.
+    (An ask with neither - most prose asks - has none, and is not searched.)"""
+    if _DIGIT_OR_UNDERSCORE.search(ask) is None:
+        return frozenset()
     return frozenset(
         t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
     )
@@ -388,8 +457,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     else:
         out_terms = ctx.output_term_set
         handed_back = bool(out_terms) and out_terms <= ask_terms
-    ask_len = len((ctx.input or "").strip())
-    if handed_back and len(ctx.output.strip()) <= 1.2 * ask_len:
+    # (the stripped lengths are only measured for an output handed back)
+    if handed_back and len(ctx.output.strip()) <= 1.2 * len((ctx.input or "").strip()):
         return Outcome(
             False,
             0.0,
@@ -413,7 +482,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     ]
     rescue = None
     if kw_fail and tc_fail:
-        echoed = _echoes_identifier(ctx.input or "", ctx.output)
+        echoed = _echoes_identifier(ctx.input or "", ctx.output, ctx.output_lower)
         if echoed is not None:
             rescue = f"it names the ask's own identifier {echoed!r}"
         elif (

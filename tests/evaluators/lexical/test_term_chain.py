@@ -251,3 +251,47 @@ def test_long_words_fall_back_without_the_kernel(monkeypatch: pytest.MonkeyPatch
     with_kernel = [terms.long_words(text, n) for n in (0, 1, 3, 99)]
     monkeypatch.setattr(terms, "_lexkernel", None)
     assert [terms.long_words(text, n) for n in (0, 1, 3, 99)] == with_kernel == [0, 1, 3, 6]
+
+
+# the chain by term ids (idc_run): what it serves, and what it leaves to the sets
+
+
+@kernel
+@pytest.mark.parametrize(
+    "seed",
+    [
+        {"serv", "é", "ſerv", "serv\u0301", ""},  # exact strs no term equals
+        {"serv", "restartgatewayindexlogs"},
+        set(),
+    ],
+)
+def test_seeds_no_term_equals_count_as_never_found(seed: set[str]) -> None:
+    units = ["The server restarted.", "Restart the gateway index logs.", "Servers ſerv é."]
+    _check(units, seed, frozenset({"é", "restart", "index"}))
+
+
+@kernel
+def test_tokens_with_many_terms_and_long_tokens() -> None:
+    """A token of more terms than an entry keeps inline, and one longer than
+    the token cache keeps (its terms made afresh at every use)."""
+    many = "restartGatewayIndexLedgerQuotaWebhook"
+    long = "restart" + "gateway" * 10
+    units = [f"{many} now.", f"The {long} and {many}.", "Quota webhook ledger.", long, many]
+    _check(units, {"restart", "ledger"}, frozenset({"quota", "gatewaygateway"}))
+    _check(units, {"quota"}, frozenset())
+
+
+@kernel
+def test_other_stopwords_and_subclassed_items_take_the_set_chain() -> None:
+    units = ["The server stopped.", "Restart the servers now!", "Servers and ports."] * 2
+    expected_sw = terms.term_chain_py(units, {"serv"}, frozenset({"port"}))
+    plain = set(terms.STOPWORDS)  # a set, not a frozenset: the cache keeps no terms for it
+    assert K.term_chain(units, {"serv"}, frozenset({"port"}), plain) == expected_sw
+
+    class Sub(str):
+        pass
+
+    assert K.term_chain(units, {Sub("serv")}, frozenset({"port"}), terms.STOPWORDS) == expected_sw
+    assert K.term_chain(units, {"serv"}, frozenset({Sub("port")}), terms.STOPWORDS) == expected_sw
+    # and the ids still answer afterwards
+    assert K.term_chain(units, {"serv"}, frozenset({"port"}), terms.STOPWORDS) == expected_sw

@@ -113,3 +113,27 @@ field_terms = st.sampled_from([*sorted(r._FIELD_OF), "zebra", "lorem", "kernel",
 def test_the_field_probe_counts_the_field_hits(ask: frozenset[str], out: frozenset[str]) -> None:
     """What the chain counts, ``len(out & _field_probe(ask))``, is ``_field_hits``."""
     assert len(out & r._field_probe(ask)) == r._field_hits(set(ask), out)
+
+
+@given(
+    st.text(alphabet="aB1_-.9 \u0661\u0662\u0663ßİΣ", max_size=30),
+    st.text(alphabet="aB1_-.9 \u0661\u0662\u0663ßİΣx", max_size=60),
+)
+@settings(max_examples=400, deadline=None)
+def test_the_echo_gates_change_nothing(ask: str, output: str) -> None:
+    """_echoes_identifier with its gates (no digit or underscore in the ask;
+    no wanted token in the lowered output) finds what the plain search finds."""
+
+    def plain(ask: str, output: str) -> str | None:
+        wanted = frozenset(
+            t.lower()
+            for t in r._DISTINCTIVE.findall(ask)
+            if any(c.isdigit() for c in t) or "_" in t
+        )
+        return next((t for t in r._DISTINCTIVE.findall(output) if t.lower() in wanted), None)
+
+    assert r._wanted(ask) == frozenset(
+        t.lower() for t in r._DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
+    )
+    assert r._echoes_identifier(ask, output) == plain(ask, output)
+    assert r._echoes_identifier(ask, output, output.lower()) == plain(ask, output)

@@ -36,6 +36,12 @@ def _same(text: str, words: tuple[str, ...] = WORDS) -> None:
         got = kernel.letter_stats(t, words)
         assert got == c._letter_stats_py(t, words)
         assert all(type(v) is int for v in got)
+    for t in (text, text.strip()):
+        folded = kernel.letter_stats(t, words, True)
+        assert folded == c._letter_stats_py(t, words, True)
+        assert kernel.letter_stats(t, words, False) == c._letter_stats_py(t, words)
+        if t.isascii():  # what says_something reads it for: the lowered text's counts
+            assert folded == c._letter_stats_py(t.lower(), words)
 
 
 pieces = st.sampled_from(
@@ -171,6 +177,11 @@ def _same_repeated(text: str, spans: list[tuple[int, int]]) -> None:
     got = kernel.most_repeated(text, spans)
     assert got == c._most_repeated_py(text, spans), (text, spans)
     assert type(got[0]) is str and type(got[1]) is int
+    for min_count in (-1, 0, 1, 2, 3, 5):
+        gated = kernel.most_repeated(text, spans, min_count)
+        assert gated == c._most_repeated_py(text, spans, min_count), (text, spans, min_count)
+        # the gate only answers ("", 0) where no sentence occurs min_count times
+        assert gated == got or (gated == ("", 0) and got[1] < min_count)
 
 
 @given(sentence_texts)
@@ -207,6 +218,20 @@ def test_most_repeated_equals_the_reference_on_the_corpus_and_bench() -> None:
     for case in _bench_cases():
         out = case.output or ""
         _same_repeated(out, split_sentences(out))
+
+
+def test_the_length_gate_keeps_the_repetition_verdict() -> None:
+    """_sentence_repetition asks for five repeats: lengths alike or not, the
+    gated call decides as the full count does."""
+    for text in ("Say it again. " * 6, "Say it again. Say it AGAIN. " * 3 + "No.", "A b c. " * 4):
+        spans = split_sentences(text)
+        full = c._most_repeated_py(text, spans)
+        assert c._most_repeated_py(text, spans, 5) == (full if full[1] >= 5 else ("", 0))
+        assert kernel.most_repeated(text, spans, 5) == c._most_repeated_py(text, spans, 5)
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", [(0, 5)], "5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.most_repeated("a b c", [(0, 5)], 5, 5)  # type: ignore[call-arg]
 
 
 def test_most_repeated_refuses_bad_arguments() -> None:
@@ -267,3 +292,27 @@ def test_preamble_gate_skips_only_what_cannot_match(tail: str) -> None:
         text = (head + tail).strip()
         if text and text[0] not in "aA":
             assert c._AI_PREAMBLE.sub("", text) == text
+
+
+@pytest.mark.parametrize(
+    ("output", "shape"),
+    [
+        ("NULL", "placeholder"),
+        ("  [Object Object] ", "placeholder"),
+        ("(None)", "placeholder"),
+        ("Lorem ipsum dolor sit amet", "placeholder"),
+        ("Done!", "acknowledgement"),
+        ("OK, DONE.", "acknowledgement"),
+        ("Explain How The Retention Sweep Is Scheduled", "echo"),
+        ("Ｎｕｌｌ", None),
+        ("İ", None),
+    ],
+)
+def test_the_lowered_copy_is_made_where_it_is_read(output: str, shape: str | None) -> None:
+    """On ASCII output the letter counts fold the capitals as they read, and
+    the lowered copy is made only for the short-output tests; their shapes
+    are found as before (either kernel state)."""
+    req = EvaluationRequest(output=output, input="explain how the retention sweep is scheduled")
+    got = c.says_something(EvalContext(req, EngineConfig()))
+    want = f"The output says nothing ({shape})." if shape else "The output says something."
+    assert got.message == want

@@ -39,6 +39,7 @@ static PyObject *k_verdict, *k_passed, *k_skipped, *k_score, *k_message, *k_clas
 static PyObject *k_evidence, *k_uncertainty, *k_ruleId, *k_skipClass, *k_skipReason;
 static PyObject *k_lacked, *k_budgetExceeded, *k_configInvalid, *k_value, *k_asked;
 static PyObject *v_skipped, *v_pass, *v_fail, *four;
+static PyObject *s_get, *k_type, *k_thresholdSource, *v_count, *v_default;
 
 /* ``round(x, 4)`` without the decimal conversion CPython's float rounding
  * makes (~0.7 us: a dtoa, a format, a strtod), where that conversion cannot
@@ -117,20 +118,12 @@ static int put_if_true(PyObject *d, PyObject *key, PyObject *obj, PyObject *name
 
 static PyObject *to_true(PyObject *Py_UNUSED(v)) { Py_RETURN_TRUE; }
 
-static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyDict_Check(args[0]) || !PyDict_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "fill(template: dict, judged, uncertainty: dict, max_evidence: int)");
-        return NULL;
-    }
-    PyObject *tmpl = args[0], *j = args[1], *unc = args[2];
-    Py_ssize_t max_ev = PyLong_AsSsize_t(args[3]);
-    if (max_ev == -1 && PyErr_Occurred())
-        return NULL;
-
-    PyObject *o = PyObject_GetAttr(j, s_outcome);
-    if (o == NULL)
-        return NULL;
+/* One result: the body of ``_result_dict_py`` for a built-in rule, given the
+ * Judged's ``outcome``, ``classes``, ``rule_id`` and ``asked`` (each already
+ * read, so ``fill`` and ``fill_rows`` share it). ``asked`` is any object;
+ * only its truth is used, as ``if j.asked:`` does. */
+static PyObject *fill_one(PyObject *tmpl, PyObject *o, PyObject *classes, PyObject *rule_id,
+                          PyObject *asked, PyObject *unc, Py_ssize_t max_ev) {
     PyObject *d = PyDict_Copy(tmpl);
     PyObject *skipped = NULL, *passed = NULL, *score = NULL;
     if (d == NULL)
@@ -161,17 +154,12 @@ static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
     if (put(d, k_message, PyObject_GetAttr(o, s_message)) < 0)
         goto fail;
     /* d["classes"] = list(j.classes); d["saw"] = list(o.saw) */
-    PyObject *classes = PyObject_GetAttr(j, s_classes);
-    if (classes == NULL)
-        goto fail;
-    int rc = put(d, k_classes, PySequence_List(classes));
-    Py_DECREF(classes);
-    if (rc < 0)
+    if (put(d, k_classes, PySequence_List(classes)) < 0)
         goto fail;
     PyObject *saw = PyObject_GetAttr(o, s_saw);
     if (saw == NULL)
         goto fail;
-    rc = put(d, k_saw, PySequence_List(saw));
+    int rc = put(d, k_saw, PySequence_List(saw));
     Py_DECREF(saw);
     if (rc < 0)
         goto fail;
@@ -185,7 +173,9 @@ static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
         goto fail;
     if (put(d, k_uncertainty, copy_tree(unc)) < 0)
         goto fail;
-    if (put_if_true(d, k_ruleId, j, s_rule_id, NULL) < 0)
+    /* if j.rule_id: d["ruleId"] = j.rule_id */
+    int t = PyObject_IsTrue(rule_id);
+    if (t < 0 || (t && PyDict_SetItem(d, k_ruleId, rule_id) < 0))
         goto fail;
     if (is_skipped) {
         if (put(d, k_skipClass, PyObject_GetAttr(o, s_skip_class)) < 0)
@@ -207,16 +197,16 @@ static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
     Py_DECREF(value);
     if (rc < 0)
         goto fail;
-    if (put_if_true(d, k_asked, j, s_asked, to_true) < 0)
+    /* if j.asked: d["asked"] = True */
+    t = PyObject_IsTrue(asked);
+    if (t < 0 || (t && PyDict_SetItem(d, k_asked, Py_True) < 0))
         goto fail;
 
-    Py_DECREF(o);
     Py_DECREF(skipped);
     Py_DECREF(passed);
     Py_DECREF(score);
     return d;
 fail:
-    Py_DECREF(o);
     Py_XDECREF(d);
     Py_XDECREF(skipped);
     Py_XDECREF(passed);
@@ -224,6 +214,31 @@ fail:
     return NULL;
 }
 
+static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyDict_Check(args[0]) || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "fill(template: dict, judged, uncertainty: dict, max_evidence: int)");
+        return NULL;
+    }
+    PyObject *j = args[1];
+    Py_ssize_t max_ev = PyLong_AsSsize_t(args[3]);
+    if (max_ev == -1 && PyErr_Occurred())
+        return NULL;
+    /* the Judged's fields in the order the Python reads them: outcome and
+     * classes first; rule_id and the ``asked`` property as Python reads
+     * them, after the outcome's fields (a property may see the result so far
+     * only through the Judged, which nothing here changes) */
+    PyObject *o = PyObject_GetAttr(j, s_outcome);
+    PyObject *classes = o ? PyObject_GetAttr(j, s_classes) : NULL;
+    PyObject *rule_id = classes ? PyObject_GetAttr(j, s_rule_id) : NULL;
+    PyObject *asked = rule_id ? PyObject_GetAttr(j, s_asked) : NULL;
+    PyObject *d = asked ? fill_one(args[0], o, classes, rule_id, asked, args[2], max_ev) : NULL;
+    Py_XDECREF(o);
+    Py_XDECREF(classes);
+    Py_XDECREF(rule_id);
+    Py_XDECREF(asked);
+    return d;
+}
 
 /* with_outcome(proto, outcome): a new object of proto's type with every slot
  * holding what proto's holds, except ``outcome``. Equal to building the
@@ -284,11 +299,325 @@ static PyObject *with_outcome(PyObject *Py_UNUSED(self), PyObject *const *args, 
     return obj;
 }
 
+/* ---- evaluate()'s plan path (engine.py ``_assemble_planned``) ------------ */
+
+/* copy_json(obj): ``_copy_json_py``: a copy of a tree of exact dicts and
+ * lists in which every dict and list is new; any other value is shared (the
+ * cached skeletons hold only str, int, float, bool, None and tuples of
+ * them besides). Why: a planned result starts as a copy of its cached
+ * skeleton, ~150 containers, which Python copies at ~0.3 us each. */
+static PyObject *copy_json_obj(PyObject *v) {
+    if (PyDict_CheckExact(v)) {
+        PyObject *out = _PyDict_NewPresized(PyDict_GET_SIZE(v));
+        if (out == NULL)
+            return NULL;
+        Py_ssize_t pos = 0;
+        PyObject *key, *val;
+        while (PyDict_Next(v, &pos, &key, &val)) {
+            PyObject *c = copy_json_obj(val);
+            if (c == NULL || PyDict_SetItem(out, key, c) < 0) {
+                Py_XDECREF(c);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(c);
+        }
+        return out;
+    }
+    if (PyList_CheckExact(v)) {
+        Py_ssize_t n = PyList_GET_SIZE(v);
+        PyObject *out = PyList_New(n);
+        if (out == NULL)
+            return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            /* the list may not change under us: copying runs no Python code */
+            PyObject *c = copy_json_obj(PyList_GET_ITEM(v, i));
+            if (c == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            PyList_SET_ITEM(out, i, c);
+        }
+        return out;
+    }
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *copy_json(PyObject *Py_UNUSED(self), PyObject *v) {
+    if (Py_EnterRecursiveCall(" in copy_json"))
+        return NULL;
+    PyObject *out = copy_json_obj(v);
+    Py_LeaveRecursiveCall();
+    return out;
+}
+
+/* fill_rows(parts, outcomes, max_evidence): ``_fill_rows_py``: for each
+ * built-in row i, ``fill`` of parts[i] = (template, classes, uncertainty,
+ * asked) with outcomes[i], a Judged whose rule_id is None (every built-in
+ * rule's). The plan knows ``asked`` already: it is the Judged property's
+ * answer for the outcome's ``asked`` mark, which is part of the plan key. */
+static PyObject *fill_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "fill_rows(parts: tuple, outcomes: list, max_evidence: int)");
+        return NULL;
+    }
+    PyObject *parts = args[0], *outs = args[1];
+    Py_ssize_t max_ev = PyLong_AsSsize_t(args[2]);
+    if (max_ev == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(parts);
+    if (PyList_GET_SIZE(outs) != n) {
+        PyErr_SetString(PyExc_ValueError, "fill_rows: one outcome per part");
+        return NULL;
+    }
+    PyObject *res = PyList_New(n);
+    if (res == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyTuple_GET_ITEM(parts, i);
+        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != 4 ||
+            !PyDict_Check(PyTuple_GET_ITEM(p, 0)) || !PyDict_Check(PyTuple_GET_ITEM(p, 2))) {
+            PyErr_SetString(PyExc_TypeError, "fill_rows: a part is (dict, classes, dict, asked)");
+            Py_DECREF(res);
+            return NULL;
+        }
+        /* outs is only read; a result's building runs no code that could
+         * shrink it (attribute reads of slotted outcomes) but check anyway */
+        if (i >= PyList_GET_SIZE(outs)) {
+            PyErr_SetString(PyExc_ValueError, "fill_rows: outcomes changed size");
+            Py_DECREF(res);
+            return NULL;
+        }
+        PyObject *o = PyList_GET_ITEM(outs, i);
+        Py_INCREF(o);
+        PyObject *d = fill_one(PyTuple_GET_ITEM(p, 0), o, PyTuple_GET_ITEM(p, 1), Py_None,
+                               PyTuple_GET_ITEM(p, 3), PyTuple_GET_ITEM(p, 2), max_ev);
+        Py_DECREF(o);
+        if (d == NULL) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        PyList_SET_ITEM(res, i, d);
+    }
+    return res;
+}
+
+/* weighted(outcomes, idx, weights, wsum): ``_weighted_py``: the weighted
+ * mean of outcomes[i].score over i in idx, summed as evaluate() and
+ * categories() sum it (from int 0, left to right, with Python's own ``*``,
+ * ``+=`` and ``/``, so ints stay ints and every float step is the same). */
+static PyObject *weighted(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1]) ||
+        !PyTuple_CheckExact(args[2]) || PyTuple_GET_SIZE(args[1]) != PyTuple_GET_SIZE(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "weighted(outcomes: list, idx: tuple, weights: tuple, wsum)");
+        return NULL;
+    }
+    PyObject *outs = args[0], *idx = args[1], *ws = args[2];
+    PyObject *acc = PyLong_FromLong(0);
+    if (acc == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(idx); k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(idx, k));
+        if (i == -1 && PyErr_Occurred())
+            goto fail;
+        if (i < 0 || i >= PyList_GET_SIZE(outs)) {
+            PyErr_SetString(PyExc_IndexError, "weighted: row index out of range");
+            goto fail;
+        }
+        PyObject *score = PyObject_GetAttr(PyList_GET_ITEM(outs, i), s_score);
+        if (score == NULL)
+            goto fail;
+        PyObject *prod = PyNumber_Multiply(score, PyTuple_GET_ITEM(ws, k));
+        Py_DECREF(score);
+        if (prod == NULL)
+            goto fail;
+        PyObject *sum = PyNumber_InPlaceAdd(acc, prod);
+        Py_DECREF(prod);
+        if (sum == NULL)
+            goto fail;
+        Py_DECREF(acc);
+        acc = sum;
+    }
+    PyObject *mean = PyNumber_TrueDivide(acc, args[3]);
+    Py_DECREF(acc);
+    return mean;
+fail:
+    Py_DECREF(acc);
+    return NULL;
+}
+
+/* uses_default_threshold(evidence): ``Judged.uses_default_threshold``:
+ * any(e.get("type") == "count" and e.get("thresholdSource") == "default"
+ * for e in evidence), with ``get`` called as Python calls it on anything
+ * that is not an exact dict. 1, 0 or -1 (an error set). */
+static int get_eq(PyObject *e, PyObject *key, PyObject *want) {
+    PyObject *v;
+    if (PyDict_CheckExact(e)) {
+        v = PyDict_GetItemWithError(e, key);
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            v = Py_None;
+        }
+        Py_INCREF(v);
+    } else {
+        v = PyObject_CallMethodOneArg(e, s_get, key);
+        if (v == NULL)
+            return -1;
+    }
+    PyObject *eq = PyObject_RichCompare(v, want, Py_EQ);
+    Py_DECREF(v);
+    if (eq == NULL)
+        return -1;
+    int t = PyObject_IsTrue(eq);
+    Py_DECREF(eq);
+    return t;
+}
+
+static int uses_default(PyObject *evidence) {
+    PyObject *it = PyObject_GetIter(evidence);
+    if (it == NULL)
+        return -1;
+    PyObject *e;
+    int found = 0;
+    while ((e = PyIter_Next(it)) != NULL) {
+        int t = get_eq(e, k_type, v_count);
+        if (t > 0)
+            t = get_eq(e, k_thresholdSource, v_default);
+        Py_DECREF(e);
+        if (t != 0) {
+            found = t;
+            break;
+        }
+    }
+    Py_DECREF(it);
+    if (found == 0 && PyErr_Occurred())
+        return -1;
+    return found;
+}
+
+/* signature(outcomes, udt_rows, want_saw): ``_signature_py``: what of each
+ * built-in outcome the assembly reads besides the values it copies: per row
+ * a code (1 skipped, 2 passed and not skipped, 4 asked, 8 uses a default
+ * threshold: only asked of rows where compose asks it, udt_rows[i] true),
+ * then for a skipped row its skip_class and lacked, for another its saw
+ * when want_saw (the config requires evidence). A flat tuple: each code
+ * says which items follow it. */
+static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1]) ||
+        PyTuple_GET_SIZE(args[1]) != PyList_GET_SIZE(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "signature(outcomes: list, udt_rows: tuple, want_saw)");
+        return NULL;
+    }
+    PyObject *outs = args[0], *udt = args[1];
+    int want_saw = PyObject_IsTrue(args[2]);
+    if (want_saw < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(outs);
+    PyObject *sig = PyList_New(0);
+    if (sig == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n && i < PyList_GET_SIZE(outs); i++) {
+        PyObject *o = PyList_GET_ITEM(outs, i);
+        Py_INCREF(o);
+        long code = 0;
+        PyObject *a = NULL, *b = NULL;
+        int t = -1;
+        PyObject *v = PyObject_GetAttr(o, s_skipped);
+        if (v == NULL)
+            goto fail_o;
+        int skipped = PyObject_IsTrue(v);
+        Py_DECREF(v);
+        if (skipped < 0)
+            goto fail_o;
+        if (skipped)
+            code |= 1;
+        else {
+            v = PyObject_GetAttr(o, s_passed);
+            if (v == NULL)
+                goto fail_o;
+            t = PyObject_IsTrue(v);
+            Py_DECREF(v);
+            if (t < 0)
+                goto fail_o;
+            if (t)
+                code |= 2;
+        }
+        v = PyObject_GetAttr(o, s_asked);
+        if (v == NULL)
+            goto fail_o;
+        t = PyObject_IsTrue(v);
+        Py_DECREF(v);
+        if (t < 0)
+            goto fail_o;
+        if (t)
+            code |= 4;
+        t = PyObject_IsTrue(PyTuple_GET_ITEM(udt, i));
+        if (t < 0)
+            goto fail_o;
+        if (t) {
+            v = PyObject_GetAttr(o, s_evidence);
+            if (v == NULL)
+                goto fail_o;
+            t = uses_default(v);
+            Py_DECREF(v);
+            if (t < 0)
+                goto fail_o;
+            if (t)
+                code |= 8;
+        }
+        if (skipped) {
+            a = PyObject_GetAttr(o, s_skip_class);
+            b = a ? PyObject_GetAttr(o, s_lacked) : NULL;
+            if (b == NULL)
+                goto fail_o;
+        } else if (want_saw) {
+            a = PyObject_GetAttr(o, s_saw);
+            if (a == NULL)
+                goto fail_o;
+        }
+        Py_DECREF(o);
+        o = NULL;
+        v = PyLong_FromLong(code);
+        if (v == NULL || PyList_Append(sig, v) < 0 || (a && PyList_Append(sig, a) < 0) ||
+            (b && PyList_Append(sig, b) < 0)) {
+            Py_XDECREF(v);
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        Py_DECREF(v);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        continue;
+    fail_o:
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_DECREF(o);
+        goto fail;
+    }
+    PyObject *tup = PyList_AsTuple(sig);
+    Py_DECREF(sig);
+    return tup;
+fail:
+    Py_DECREF(sig);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"fill", (PyCFunction)(void (*)(void))fill, METH_FASTCALL,
      "fill(template, judged, uncertainty, max_evidence) -> one built-in rule result dict"},
     {"with_outcome", (PyCFunction)(void (*)(void))with_outcome, METH_FASTCALL,
      "with_outcome(proto, outcome) -> a copy of the slotted proto with its outcome slot replaced"},
+    {"copy_json", copy_json, METH_O, "copy_json(tree) -> a copy whose every dict and list is new"},
+    {"fill_rows", (PyCFunction)(void (*)(void))fill_rows, METH_FASTCALL,
+     "fill_rows(parts, outcomes, max_evidence) -> the built-in rule results of a planned evaluation"},
+    {"weighted", (PyCFunction)(void (*)(void))weighted, METH_FASTCALL,
+     "weighted(outcomes, idx, weights, wsum) -> the weighted mean score of the rows idx"},
+    {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,
+     "signature(outcomes, udt_rows, want_saw) -> the plan key part the outcomes give"},
     {"round4", round4, METH_O, "round4(x) -> round(x, 4), without a decimal conversion when none can matter"},
     {NULL, NULL, 0, NULL},
 };
@@ -342,6 +671,11 @@ PyMODINIT_FUNC PyInit__resultkernel(void) {
     INTERN(v_skipped, "skipped");
     INTERN(v_pass, "pass");
     INTERN(v_fail, "fail");
+    INTERN(s_get, "get");
+    INTERN(k_type, "type");
+    INTERN(k_thresholdSource, "thresholdSource");
+    INTERN(v_count, "count");
+    INTERN(v_default, "default");
     if ((four = PyLong_FromLong(4)) == NULL)
         return NULL;
     return PyModule_Create(&module);

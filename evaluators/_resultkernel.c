@@ -120,7 +120,7 @@ static PyObject *to_true(PyObject *Py_UNUSED(v)) { Py_RETURN_TRUE; }
 
 /* One result: the body of ``_result_dict_py`` for a built-in rule, given the
  * Judged's ``outcome``, ``classes``, ``rule_id`` and ``asked`` (each already
- * read, so ``fill`` and ``fill_rows`` share it). ``asked`` is any object;
+ * read: ``fill`` reads them off the Judged). ``asked`` is any object;
  * only its truth is used, as ``if j.asked:`` does. */
 static PyObject *fill_one(PyObject *tmpl, PyObject *o, PyObject *classes, PyObject *rule_id,
                           PyObject *asked, PyObject *unc, Py_ssize_t max_ev) {
@@ -308,12 +308,17 @@ static PyObject *with_outcome(PyObject *Py_UNUSED(self), PyObject *const *args, 
  * skeleton, ~150 containers, which Python copies at ~0.3 us each. */
 static PyObject *copy_json_obj(PyObject *v) {
     if (PyDict_CheckExact(v)) {
-        PyObject *out = _PyDict_NewPresized(PyDict_GET_SIZE(v));
+        /* PyDict_Copy clones the key table of a compact dict in one go;
+         * then only the container values are replaced by their copies (a
+         * store over an existing key keeps the order) */
+        PyObject *out = PyDict_Copy(v);
         if (out == NULL)
             return NULL;
         Py_ssize_t pos = 0;
         PyObject *key, *val;
         while (PyDict_Next(v, &pos, &key, &val)) {
+            if (!PyDict_CheckExact(val) && !PyList_CheckExact(val))
+                continue;
             PyObject *c = copy_json_obj(val);
             if (c == NULL || PyDict_SetItem(out, key, c) < 0) {
                 Py_XDECREF(c);
@@ -330,7 +335,7 @@ static PyObject *copy_json_obj(PyObject *v) {
         if (out == NULL)
             return NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
-            /* the list may not change under us: copying runs no Python code */
+            /* the list cannot change under us: copying runs no Python code */
             PyObject *c = copy_json_obj(PyList_GET_ITEM(v, i));
             if (c == NULL) {
                 Py_DECREF(out);
@@ -352,55 +357,80 @@ static PyObject *copy_json(PyObject *Py_UNUSED(self), PyObject *v) {
     return out;
 }
 
-/* fill_rows(parts, outcomes, max_evidence): ``_fill_rows_py``: for each
- * built-in row i, ``fill`` of parts[i] = (template, classes, uncertainty,
- * asked) with outcomes[i], a Judged whose rule_id is None (every built-in
- * rule's). The plan knows ``asked`` already: it is the Judged property's
- * answer for the outcome's ``asked`` mark, which is part of the plan key. */
-static PyObject *fill_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "fill_rows(parts: tuple, outcomes: list, max_evidence: int)");
+/* refill(results, outcomes, max_evidence): ``_refill_py``: the rule results
+ * of a planned evaluation are a copy of the plan's, whose fields the plan key
+ * decides (verdict, passed, the skip class, lacked, the flags and which keys
+ * there are); this sets, in place, the fields the outcome's own values give,
+ * as ``_fill_py`` sets them: skipped (the object itself), the score rounded,
+ * message, saw, the evidence cut, and skipReason / value where the row has
+ * that key (a skipped row; an outcome with a value). Key order is the
+ * copy's: every key set here is there already. */
+static int set_attr(PyObject *d, PyObject *key, PyObject *o, PyObject *name,
+                    PyObject *(*conv)(PyObject *)) {
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL)
+        return -1;
+    if (conv != NULL) {
+        PyObject *c = conv(v);
+        Py_DECREF(v);
+        return put(d, key, c);
+    }
+    return put(d, key, v);
+}
+
+static PyObject *refill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "refill(results: list, outcomes: list, max_evidence: int)");
         return NULL;
     }
-    PyObject *parts = args[0], *outs = args[1];
+    PyObject *res = args[0], *outs = args[1];
     Py_ssize_t max_ev = PyLong_AsSsize_t(args[2]);
     if (max_ev == -1 && PyErr_Occurred())
         return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(parts);
-    if (PyList_GET_SIZE(outs) != n) {
-        PyErr_SetString(PyExc_ValueError, "fill_rows: one outcome per part");
+    if (PyList_GET_SIZE(res) != PyList_GET_SIZE(outs)) {
+        PyErr_SetString(PyExc_ValueError, "refill: one outcome per result");
         return NULL;
     }
-    PyObject *res = PyList_New(n);
-    if (res == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *p = PyTuple_GET_ITEM(parts, i);
-        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != 4 ||
-            !PyDict_Check(PyTuple_GET_ITEM(p, 0)) || !PyDict_Check(PyTuple_GET_ITEM(p, 2))) {
-            PyErr_SetString(PyExc_TypeError, "fill_rows: a part is (dict, classes, dict, asked)");
-            Py_DECREF(res);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(res) && i < PyList_GET_SIZE(outs); i++) {
+        PyObject *d = PyList_GET_ITEM(res, i), *o = PyList_GET_ITEM(outs, i);
+        if (!PyDict_CheckExact(d)) {
+            PyErr_SetString(PyExc_TypeError, "refill: a result is a dict");
             return NULL;
         }
-        /* outs is only read; a result's building runs no code that could
-         * shrink it (attribute reads of slotted outcomes) but check anyway */
-        if (i >= PyList_GET_SIZE(outs)) {
-            PyErr_SetString(PyExc_ValueError, "fill_rows: outcomes changed size");
-            Py_DECREF(res);
-            return NULL;
-        }
-        PyObject *o = PyList_GET_ITEM(outs, i);
+        Py_INCREF(d);
         Py_INCREF(o);
-        PyObject *d = fill_one(PyTuple_GET_ITEM(p, 0), o, PyTuple_GET_ITEM(p, 1), Py_None,
-                               PyTuple_GET_ITEM(p, 3), PyTuple_GET_ITEM(p, 2), max_ev);
+        int rc = -1;
+        PyObject *ev = NULL, *score = NULL;
+        if (set_attr(d, k_skipped, o, s_skipped, NULL) < 0)
+            goto done;
+        /* d["score"] = round(o.score, 4) */
+        score = PyObject_GetAttr(o, s_score);
+        if (score == NULL || put(d, k_score, round4_obj(score)) < 0)
+            goto done;
+        if (set_attr(d, k_message, o, s_message, NULL) < 0)
+            goto done;
+        /* d["saw"] = list(o.saw); d["evidence"] = o.evidence[:max_evidence] */
+        if (set_attr(d, k_saw, o, s_saw, PySequence_List) < 0)
+            goto done;
+        ev = PyObject_GetAttr(o, s_evidence);
+        if (ev == NULL || put(d, k_evidence, PySequence_GetSlice(ev, 0, max_ev)) < 0)
+            goto done;
+        int has = PyDict_Contains(d, k_skipReason);
+        if (has < 0 || (has && set_attr(d, k_skipReason, o, s_skip_reason, NULL) < 0))
+            goto done;
+        has = PyDict_Contains(d, k_value);
+        if (has < 0 || (has && set_attr(d, k_value, o, s_value, NULL) < 0))
+            goto done;
+        rc = 0;
+    done:
+        Py_XDECREF(ev);
+        Py_XDECREF(score);
         Py_DECREF(o);
-        if (d == NULL) {
-            Py_DECREF(res);
+        Py_DECREF(d);
+        if (rc < 0)
             return NULL;
-        }
-        PyList_SET_ITEM(res, i, d);
     }
-    return res;
+    Py_RETURN_NONE;
 }
 
 /* weighted(outcomes, idx, weights, wsum): ``_weighted_py``: the weighted
@@ -501,7 +531,9 @@ static int uses_default(PyObject *evidence) {
 /* signature(outcomes, udt_rows, want_saw): ``_signature_py``: what of each
  * built-in outcome the assembly reads besides the values it copies: per row
  * a code (1 skipped, 2 passed and not skipped, 4 asked, 8 uses a default
- * threshold: only asked of rows where compose asks it, udt_rows[i] true),
+ * threshold: only asked of rows where compose asks it, udt_rows[i] true;
+ * 16 budget exceeded, 32 config invalid, 64 has a value: which keys a
+ * result has),
  * then for a skipped row its skip_class and lacked, for another its saw
  * when want_saw (the config requires evidence). A flat tuple: each code
  * says which items follow it. */
@@ -568,6 +600,27 @@ static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_
             if (t)
                 code |= 8;
         }
+        /* 16 budget_exceeded, 32 config_invalid, 64 a value (not None) */
+        v = PyObject_GetAttr(o, s_budget_exceeded);
+        t = v ? PyObject_IsTrue(v) : -1;
+        Py_XDECREF(v);
+        if (t < 0)
+            goto fail_o;
+        if (t)
+            code |= 16;
+        v = PyObject_GetAttr(o, s_config_invalid);
+        t = v ? PyObject_IsTrue(v) : -1;
+        Py_XDECREF(v);
+        if (t < 0)
+            goto fail_o;
+        if (t)
+            code |= 32;
+        v = PyObject_GetAttr(o, s_value);
+        if (v == NULL)
+            goto fail_o;
+        if (v != Py_None)
+            code |= 64;
+        Py_DECREF(v);
         if (skipped) {
             a = PyObject_GetAttr(o, s_skip_class);
             b = a ? PyObject_GetAttr(o, s_lacked) : NULL;
@@ -612,8 +665,8 @@ static PyMethodDef methods[] = {
     {"with_outcome", (PyCFunction)(void (*)(void))with_outcome, METH_FASTCALL,
      "with_outcome(proto, outcome) -> a copy of the slotted proto with its outcome slot replaced"},
     {"copy_json", copy_json, METH_O, "copy_json(tree) -> a copy whose every dict and list is new"},
-    {"fill_rows", (PyCFunction)(void (*)(void))fill_rows, METH_FASTCALL,
-     "fill_rows(parts, outcomes, max_evidence) -> the built-in rule results of a planned evaluation"},
+    {"refill", (PyCFunction)(void (*)(void))refill, METH_FASTCALL,
+     "refill(results, outcomes, max_evidence) -> None; sets the outcome-valued fields of a planned evaluation's rule results"},
     {"weighted", (PyCFunction)(void (*)(void))weighted, METH_FASTCALL,
      "weighted(outcomes, idx, weights, wsum) -> the weighted mean score of the rows idx"},
     {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,

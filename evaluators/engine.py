@@ -485,11 +485,11 @@ def evaluate(
     if type(plan) is _Plan and plan.rows is rows and plan.source is figures.source():
         return _assemble_planned(plan, outs, request, config)
     results = [make(o) for (_, make, _), o in zip(rows, outs, strict=True)]
-    result, comp, pi_class = _assemble(request, config, eval_type, (), rows, results, ctx, None)
+    result, comp, _ = _assemble(request, config, eval_type, (), rows, results, ctx, None)
     if key is not None and plan is not _NO_PLAN:
         if len(_PLANS) >= 4096:
             _PLANS.clear()
-        _PLANS[key] = _make_plan(rows, results, result, comp, pi_class, config, ctx.inputs_present)
+        _PLANS[key] = _make_plan(rows, results, result, comp, ctx.inputs_present)
     return result
 
 
@@ -688,7 +688,7 @@ def _provenance(
 class _Plan:
     """What ``_assemble_planned`` needs of one plan key (read-only)."""
 
-    __slots__ = ("cats", "ev", "n_notes", "parts", "rows", "skeleton", "source", "whys")
+    __slots__ = ("cats", "ev", "n_notes", "rows", "skeleton", "source", "whys")
 
     def __init__(
         self,
@@ -698,16 +698,14 @@ class _Plan:
         cats: tuple[tuple[str, tuple[int, ...], tuple[float, ...], float], ...],
         whys: tuple[tuple[int, str | None, tuple[int, ...]], ...],
         n_notes: int,
-        parts: tuple[tuple[dict[str, Any], tuple[str, ...], dict[str, Any], bool], ...],
     ) -> None:
         self.rows = rows  # the rows it was made for (``_builtin_rows``)
         self.source = figures.source()  # the figures its uncertainties read
-        self.skeleton = skeleton  # the result without rule results and provenance
+        self.skeleton = skeleton  # the result; no provenance, rule results' own values
         self.ev = ev  # (rows judged, their weights, the weight sum); None: sum 0
         self.cats = cats  # per bundle with a weight, the same
         self.whys = whys  # (position, question, its rows) explained by skip reasons
         self.n_notes = n_notes  # the question notes opening the interpretations
-        self.parts = parts  # per row: (template, classes, uncertainty, asked)
 
 
 _NO_PLAN: Any = object()  # a key whose results always take ``_assemble``
@@ -737,8 +735,9 @@ def _signature_py(
 ) -> tuple[Any, ...]:
     """The reference of ``_resultkernel.signature``: per outcome a code (1
     skipped, 2 passed and not skipped, 4 asked, 8 uses a default threshold,
-    asked only where ``udt_rows`` says), then its skip class and lacked needs
-    when skipped, else its ``saw`` when ``want_saw``."""
+    asked only where ``udt_rows`` says, 16 budget exceeded, 32 config invalid,
+    64 has a value), then its skip class and lacked needs when skipped, else
+    its ``saw`` when ``want_saw``."""
     sig: list[Any] = []
     for o, udt in zip(outs, udt_rows, strict=True):
         skipped = bool(o.skipped)
@@ -749,6 +748,12 @@ def _signature_py(
             e.get("type") == "count" and e.get("thresholdSource") == "default" for e in o.evidence
         ):
             code |= 8
+        if o.budget_exceeded:
+            code |= 16
+        if o.config_invalid:
+            code |= 32
+        if o.value is not None:
+            code |= 64
         sig.append(code)
         if skipped:
             sig.append(o.skip_class)
@@ -784,8 +789,6 @@ def _make_plan(
     results: list[Judged],
     result: dict[str, Any],
     comp: Composition,
-    pi_class: float,
-    cfg: EngineConfig,
     present: dict[str, bool],
 ) -> Any:
     """The plan of ``result``, which ``_assemble`` built from ``results``
@@ -793,7 +796,14 @@ def _make_plan(
     when nothing was judged (the interpretations then quote skip reasons)."""
     if comp.basis == "no_rules":
         return _NO_PLAN
-    skeleton = _copy_json_py({**result, "rule_results": None, "provenance": None})
+    # The rule results keep what the key decides; their outcome-valued fields
+    # (``_refill_py``) hold None until filled.
+    own = dict.fromkeys(("skipped", "score", "message", "saw", "evidence"))
+    rule_results = [
+        {**d, **own, **{k: None for k in ("skipReason", "value") if k in d}}
+        for d in result["rule_results"]
+    ]
+    skeleton = _copy_json_py({**result, "rule_results": rule_results, "provenance": None})
 
     def weights(idx: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[float, ...], float]:
         ws = tuple(results[i].weight for i in idx)
@@ -814,10 +824,6 @@ def _make_plan(
         for pos, q, mine, lacked in unjudged_questions(results, present)
         if mine and not lacked
     )
-    parts = tuple(
-        (_builtin_template(j), j.classes, _uncertainty_template(j, cfg, pi_class), bool(j.asked))
-        for j in results
-    )
     return _Plan(
         rows,
         skeleton,
@@ -825,7 +831,6 @@ def _make_plan(
         tuple(cats),
         whys,
         len(question_notes(result["coverage"]["questions"])),
-        parts,
     )
 
 
@@ -836,9 +841,9 @@ def _assemble_planned(
     skeleton with the parts the outcomes' own values decide filled in."""
     k = _resultkernel
     if k is not None:
-        copy, weighted, fill_rows = k.copy_json, k.weighted, k.fill_rows
+        copy, weighted, refill = k.copy_json, k.weighted, k.refill
     else:
-        copy, weighted, fill_rows = _copy_json_py, _weighted_py, _fill_rows_py
+        copy, weighted, refill = _copy_json_py, _weighted_py, _refill_py
     res = copy(plan.skeleton)
     if plan.ev is not None:
         res["score"] = r4(weighted(outs, *plan.ev))
@@ -853,7 +858,7 @@ def _assemble_planned(
             questions[pos] = {"id": q, "status": "unjudged", "why": why}
         res["interpretations"] = question_notes(questions) + res["interpretations"][plan.n_notes :]
     res["provenance"] = _provenance(request, config, ())
-    res["rule_results"] = fill_rows(plan.parts, outs, MAX_EVIDENCE_ITEMS)
+    refill(res["rule_results"], outs, MAX_EVIDENCE_ITEMS)
     return res
 
 
@@ -878,15 +883,18 @@ def _weighted_py(
     return wscore / wsum
 
 
-def _fill_rows_py(
-    parts: tuple[tuple[dict[str, Any], tuple[str, ...], dict[str, Any], bool], ...],
-    outs: list[Outcome],
-    max_evidence: int,
-) -> list[dict[str, Any]]:
-    """The reference of ``_resultkernel.fill_rows``: each row's result from
-    its plan part and outcome (a built-in rule: no rule id)."""
-    assert max_evidence == MAX_EVIDENCE_ITEMS
-    return [
-        _fill_py(tmpl.copy(), o, classes, None, asked, unc)
-        for (tmpl, classes, unc, asked), o in zip(parts, outs, strict=True)
-    ]
+def _refill_py(results: list[dict[str, Any]], outs: list[Outcome], max_evidence: int) -> None:
+    """The reference of ``_resultkernel.refill``: set in each planned rule
+    result the fields its outcome's own values give, as ``_fill_py`` sets
+    them; the skip reason and value only where the result has those keys
+    (which the plan key decides)."""
+    for d, o in zip(results, outs, strict=True):
+        d["skipped"] = o.skipped
+        d["score"] = round(o.score, 4)
+        d["message"] = o.message
+        d["saw"] = list(o.saw)
+        d["evidence"] = o.evidence[:max_evidence]
+        if "skipReason" in d:
+            d["skipReason"] = o.skip_reason
+        if "value" in d:
+            d["value"] = o.value

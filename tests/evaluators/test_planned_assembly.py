@@ -9,7 +9,7 @@ result with the reference ``_assemble`` of the same outcomes, as JSON without
 sorted keys (key order counts), when the plan was made from *other* outcomes
 of the same key: scores, messages, skip reasons, evidence and values differ
 freely. The compiled helpers (``_resultkernel``'s ``copy_json``,
-``fill_rows``, ``weighted``, ``signature``) are checked against their Python
+``refill``, ``weighted``, ``signature``) are checked against their Python
 references, and the whole path with the kernel monkeypatched away.
 """
 
@@ -317,46 +317,46 @@ def test_weighted_equals_the_reference(outs: list[Outcome], data: st.DataObject)
 
 
 @given(st.lists(_outcome, max_size=6), st.data())
-def test_fill_rows_equals_the_reference(outs: list[Outcome], data: st.DataObject) -> None:
-    specs = [data.draw(st.sampled_from(RULES)) for _ in outs]
-    rows = engine._builtin_rows("all", (), ())
-    tmpl = {
-        s.name: engine._builtin_template(make(o))
-        for (s, make, _), o in zip(rows, outs, strict=False)
-    }
-    parts = tuple(
-        (
-            tmpl.get(s.name) or {"rule": s.name},
-            s.classes,
-            {"basis": "policy", "deep": {"a": {"b": 1}}},
-            data.draw(st.booleans()),
-        )
-        for s in specs
-    )
-    got = kernel.fill_rows(parts, outs, MAX_EVIDENCE_ITEMS)
-    assert json.dumps(got) == json.dumps(engine._fill_rows_py(parts, outs, MAX_EVIDENCE_ITEMS))
-    assert all(d["uncertainty"] is not p[2] for d, p in zip(got, parts, strict=True))
+def test_refill_equals_the_reference(outs: list[Outcome], data: st.DataObject) -> None:
+    def rows() -> list[dict[str, Any]]:
+        out = []
+        for _ in outs:
+            d: dict[str, Any] = {"rule": "r", "skipped": None, "score": None, "message": None}
+            d |= {"saw": None, "evidence": None, "uncertainty": {"basis": "policy"}}
+            if data.draw(st.booleans()):
+                d["skipReason"] = None
+            if data.draw(st.booleans()):
+                d["value"] = None
+            out.append(d)
+        return out
+
+    got = rows()
+    want = [dict(d) for d in got]
+    assert kernel.refill(got, outs, MAX_EVIDENCE_ITEMS) is None
+    engine._refill_py(want, outs, MAX_EVIDENCE_ITEMS)
+    assert json.dumps(got) == json.dumps(want)
 
 
-def test_fill_rows_refuses_mismatched_arguments() -> None:
+def test_refill_refuses_mismatched_arguments() -> None:
     o = Outcome(True, 1.0, "ok", [])
     with pytest.raises(ValueError):
-        kernel.fill_rows(({}, (), {}, False), [], 20)  # type: ignore[arg-type]
+        kernel.refill([{}], [], 20)
     with pytest.raises(TypeError):
-        kernel.fill_rows((({}, ()),), [o], 20)  # type: ignore[arg-type]
+        kernel.refill([[]], [o], 20)  # type: ignore[list-item]
     with pytest.raises(TypeError):
-        kernel.fill_rows([], [], 20)  # type: ignore[arg-type]
+        kernel.refill((), [], 20)  # type: ignore[arg-type]
+    with pytest.raises(AttributeError):
+        kernel.refill([{}], [object()], 20)
 
 
 def test_helpers_keep_references_balanced() -> None:
     import sys
 
     o = Outcome(False, 0.5, "m", [{"type": "count", "thresholdSource": "default"}], asked=True)
-    parts = (({"rule": "x"}, ("a",), {"basis": "policy"}, True),)
     before = sys.getrefcount(o), sys.getrefcount(o.message)
     for _ in range(1000):
         kernel.signature([o], (True,), True)
-        kernel.fill_rows(parts, [o], 20)
+        kernel.refill([{"skipReason": None, "value": None}], [o], 20)
         kernel.weighted([o], (0,), (1.0,), 1.0)
         kernel.copy_json({"a": [o.message, {"b": o.message}]})
     assert (sys.getrefcount(o), sys.getrefcount(o.message)) == before

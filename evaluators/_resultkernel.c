@@ -299,6 +299,66 @@ static PyObject *with_outcome(PyObject *Py_UNUSED(self), PyObject *const *args, 
     return obj;
 }
 
+/* ---- outcome fields, read off their slots --------------------------------
+ *
+ * ``oget(o, F_x)`` is ``getattr(o, "x")``. The planned path reads a dozen
+ * fields of 26 outcomes per evaluation; a generic attribute read walks the
+ * type's MRO cache and calls the member descriptor each time. For a type
+ * whose every such field is a plain object slot (``@dataclass(slots=True)``,
+ * as ``Outcome`` is) and whose attribute lookup is the generic one, the
+ * descriptor's answer is the slot's content, or AttributeError when empty:
+ * so the slot is read directly while the type is unchanged (its version tag
+ * is the one seen when the offsets were taken), and anything else (another
+ * type, a modified type, an empty slot) takes PyObject_GetAttr. */
+enum {
+    F_PASSED, F_SCORE, F_MESSAGE, F_EVIDENCE, F_SKIPPED, F_SKIP_CLASS, F_SKIP_REASON,
+    F_SAW, F_VALUE, F_BUDGET_EXCEEDED, F_CONFIG_INVALID, F_LACKED, F_ASKED, NF
+};
+static PyObject **f_names[NF] = {&s_passed, &s_score, &s_message, &s_evidence, &s_skipped,
+                                 &s_skip_class, &s_skip_reason, &s_saw, &s_value,
+                                 &s_budget_exceeded, &s_config_invalid, &s_lacked, &s_asked};
+static PyTypeObject *oc_type = NULL; /* the type the offsets are of (borrowed; see below) */
+static unsigned int oc_version = 0;  /* its version tag then; 0: not readable directly */
+static Py_ssize_t oc_off[NF];
+
+static void oc_prepare(PyTypeObject *t) {
+    /* the type is kept by identity only while its tag matches: a type that
+     * is freed and another allocated at its address gets a new tag */
+    oc_type = t;
+    oc_version = 0;
+    if (t->tp_getattro != PyObject_GenericGetAttr)
+        return;
+    Py_ssize_t off[NF];
+    for (int f = 0; f < NF; f++) {
+        PyObject *d = _PyType_Lookup(t, *f_names[f]); /* borrowed; assigns the tag */
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type))
+            return;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READ_RESTRICTED))
+            return;
+        off[f] = m->offset;
+    }
+    if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
+        return;
+    memcpy(oc_off, off, sizeof off);
+    oc_version = t->tp_version_tag;
+}
+
+static PyObject *oget(PyObject *o, int f) {
+    PyTypeObject *t = Py_TYPE(o);
+    if (t != oc_type || !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ||
+        t->tp_version_tag != oc_version)
+        oc_prepare(t);
+    if (oc_version != 0 && t->tp_version_tag == oc_version) {
+        PyObject *v = *(PyObject **)((char *)o + oc_off[f]);
+        if (v != NULL) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return PyObject_GetAttr(o, *f_names[f]);
+}
+
 /* ---- evaluate()'s plan path (engine.py ``_assemble_planned``) ------------ */
 
 /* copy_json(obj): ``_copy_json_py``: a copy of a tree of exact dicts and
@@ -365,9 +425,9 @@ static PyObject *copy_json(PyObject *Py_UNUSED(self), PyObject *v) {
  * message, saw, the evidence cut, and skipReason / value where the row has
  * that key (a skipped row; an outcome with a value). Key order is the
  * copy's: every key set here is there already. */
-static int set_attr(PyObject *d, PyObject *key, PyObject *o, PyObject *name,
+static int set_attr(PyObject *d, PyObject *key, PyObject *o, int field,
                     PyObject *(*conv)(PyObject *)) {
-    PyObject *v = PyObject_GetAttr(o, name);
+    PyObject *v = oget(o, field);
     if (v == NULL)
         return -1;
     if (conv != NULL) {
@@ -401,25 +461,25 @@ static PyObject *refill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssi
         Py_INCREF(o);
         int rc = -1;
         PyObject *ev = NULL, *score = NULL;
-        if (set_attr(d, k_skipped, o, s_skipped, NULL) < 0)
+        if (set_attr(d, k_skipped, o, F_SKIPPED, NULL) < 0)
             goto done;
         /* d["score"] = round(o.score, 4) */
-        score = PyObject_GetAttr(o, s_score);
+        score = oget(o, F_SCORE);
         if (score == NULL || put(d, k_score, round4_obj(score)) < 0)
             goto done;
-        if (set_attr(d, k_message, o, s_message, NULL) < 0)
+        if (set_attr(d, k_message, o, F_MESSAGE, NULL) < 0)
             goto done;
         /* d["saw"] = list(o.saw); d["evidence"] = o.evidence[:max_evidence] */
-        if (set_attr(d, k_saw, o, s_saw, PySequence_List) < 0)
+        if (set_attr(d, k_saw, o, F_SAW, PySequence_List) < 0)
             goto done;
-        ev = PyObject_GetAttr(o, s_evidence);
+        ev = oget(o, F_EVIDENCE);
         if (ev == NULL || put(d, k_evidence, PySequence_GetSlice(ev, 0, max_ev)) < 0)
             goto done;
         int has = PyDict_Contains(d, k_skipReason);
-        if (has < 0 || (has && set_attr(d, k_skipReason, o, s_skip_reason, NULL) < 0))
+        if (has < 0 || (has && set_attr(d, k_skipReason, o, F_SKIP_REASON, NULL) < 0))
             goto done;
         has = PyDict_Contains(d, k_value);
-        if (has < 0 || (has && set_attr(d, k_value, o, s_value, NULL) < 0))
+        if (has < 0 || (has && set_attr(d, k_value, o, F_VALUE, NULL) < 0))
             goto done;
         rc = 0;
     done:
@@ -456,7 +516,7 @@ static PyObject *weighted(PyObject *Py_UNUSED(self), PyObject *const *args, Py_s
             PyErr_SetString(PyExc_IndexError, "weighted: row index out of range");
             goto fail;
         }
-        PyObject *score = PyObject_GetAttr(PyList_GET_ITEM(outs, i), s_score);
+        PyObject *score = oget(PyList_GET_ITEM(outs, i), F_SCORE);
         if (score == NULL)
             goto fail;
         PyObject *prod = PyNumber_Multiply(score, PyTuple_GET_ITEM(ws, k));
@@ -557,7 +617,7 @@ static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_
         long code = 0;
         PyObject *a = NULL, *b = NULL;
         int t = -1;
-        PyObject *v = PyObject_GetAttr(o, s_skipped);
+        PyObject *v = oget(o, F_SKIPPED);
         if (v == NULL)
             goto fail_o;
         int skipped = PyObject_IsTrue(v);
@@ -567,7 +627,7 @@ static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_
         if (skipped)
             code |= 1;
         else {
-            v = PyObject_GetAttr(o, s_passed);
+            v = oget(o, F_PASSED);
             if (v == NULL)
                 goto fail_o;
             t = PyObject_IsTrue(v);
@@ -577,7 +637,7 @@ static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_
             if (t)
                 code |= 2;
         }
-        v = PyObject_GetAttr(o, s_asked);
+        v = oget(o, F_ASKED);
         if (v == NULL)
             goto fail_o;
         t = PyObject_IsTrue(v);
@@ -590,7 +650,7 @@ static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_
         if (t < 0)
             goto fail_o;
         if (t) {
-            v = PyObject_GetAttr(o, s_evidence);
+            v = oget(o, F_EVIDENCE);
             if (v == NULL)
                 goto fail_o;
             t = uses_default(v);
@@ -601,33 +661,33 @@ static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_
                 code |= 8;
         }
         /* 16 budget_exceeded, 32 config_invalid, 64 a value (not None) */
-        v = PyObject_GetAttr(o, s_budget_exceeded);
+        v = oget(o, F_BUDGET_EXCEEDED);
         t = v ? PyObject_IsTrue(v) : -1;
         Py_XDECREF(v);
         if (t < 0)
             goto fail_o;
         if (t)
             code |= 16;
-        v = PyObject_GetAttr(o, s_config_invalid);
+        v = oget(o, F_CONFIG_INVALID);
         t = v ? PyObject_IsTrue(v) : -1;
         Py_XDECREF(v);
         if (t < 0)
             goto fail_o;
         if (t)
             code |= 32;
-        v = PyObject_GetAttr(o, s_value);
+        v = oget(o, F_VALUE);
         if (v == NULL)
             goto fail_o;
         if (v != Py_None)
             code |= 64;
         Py_DECREF(v);
         if (skipped) {
-            a = PyObject_GetAttr(o, s_skip_class);
-            b = a ? PyObject_GetAttr(o, s_lacked) : NULL;
+            a = oget(o, F_SKIP_CLASS);
+            b = a ? oget(o, F_LACKED) : NULL;
             if (b == NULL)
                 goto fail_o;
         } else if (want_saw) {
-            a = PyObject_GetAttr(o, s_saw);
+            a = oget(o, F_SAW);
             if (a == NULL)
                 goto fail_o;
         }

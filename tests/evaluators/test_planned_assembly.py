@@ -360,3 +360,28 @@ def test_helpers_keep_references_balanced() -> None:
         kernel.weighted([o], (0,), (1.0,), 1.0)
         kernel.copy_json({"a": [o.message, {"b": o.message}]})
     assert (sys.getrefcount(o), sys.getrefcount(o.message)) == before
+
+
+def test_outcome_fields_are_read_as_getattr_reads_them() -> None:
+    """The kernel reads an Outcome's slots directly while its type is
+    unchanged; a subclass with a property, an empty slot and a modified type
+    all take the attribute read."""
+
+    class Odd(Outcome):
+        __slots__ = ()
+
+        @property  # type: ignore[misc]
+        def score(self) -> float:  # a property over the slot
+            return 0.25
+
+    o = Outcome(True, 0.5, "m", [])
+    odd = Odd.__new__(Odd)
+    Outcome.score.__set__(odd, 0.5)  # type: ignore[attr-defined]  # the slot under the property
+    assert kernel.weighted([o, odd], (0, 1), (1.0, 1.0), 2.0) == engine._weighted_py(
+        [o, odd], (0, 1), (1.0, 1.0), 2.0
+    )
+    assert kernel.weighted([odd], (0,), (1.0,), 1.0) == 0.25
+    empty = Outcome.__new__(Outcome)
+    with pytest.raises(AttributeError):
+        kernel.weighted([empty], (0,), (1.0,), 1.0)
+    assert kernel.weighted([o], (0,), (1.0,), 1.0) == 0.5  # and back to the fast read

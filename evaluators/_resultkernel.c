@@ -10,6 +10,12 @@
  * and ``with_outcome(proto, outcome)``, a copy of the slotted ``Judged``
  * ``proto`` whose ``outcome`` slot holds ``outcome`` (see below).
  *
+ * The planned assembly of evaluators/engine.py (``_assemble_planned``) uses
+ * four more, each equal to its ``engine._*_py`` reference: ``signature``
+ * (the outcomes' part of a plan key), ``copy_json`` (a copy of a cached
+ * result skeleton), ``refill`` (the outcome-valued fields of its rule
+ * results) and ``weighted`` (a weighted mean score).
+ *
  * * ``template``: the rule's metadata fields in publication order
  *   (``_builtin_template``), read-only: it is copied, never changed;
  * * ``judged``: the ``Judged`` (its ``classes``, ``rule_id``, ``asked`` and

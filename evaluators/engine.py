@@ -24,7 +24,7 @@ from evaluators.composer import (
     skips_why,
     unjudged_questions,
 )
-from evaluators.config import EngineConfig
+from evaluators.config import NEEDS, EngineConfig
 from evaluators.context import EvalContext
 from evaluators.custom.definition import CustomRuleDef, InvalidRuleConfig, validate_definition
 from evaluators.custom.run import RegexBudget, run_custom
@@ -776,7 +776,9 @@ def _plan_key(
     want_saw = bool(config.required_evidence)
     k = _resultkernel
     sig = k.signature(outs, udt, want_saw) if k is not None else _signature_py(outs, udt, want_saw)
-    key = (_config_hash(config), request.eval_type, tuple(ctx.inputs_present.values()), sig)
+    has = ctx.has  # ``inputs_present``'s values, without its cached_property lock
+    present = tuple([has(n) for n in NEEDS])
+    key = (_config_hash(config), request.eval_type, present, sig)
     try:
         hash(key)
     except TypeError:  # an outcome's lacked or saw is not a tuple

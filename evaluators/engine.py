@@ -489,7 +489,7 @@ def evaluate(
     if key is not None and plan is not _NO_PLAN:
         if len(_PLANS) >= 4096:
             _PLANS.clear()
-        _PLANS[key] = _make_plan(rows, results, result, comp, ctx.inputs_present)
+        _PLANS[key] = _make_plan(rows, results, result, comp, config, ctx.inputs_present)
     return result
 
 
@@ -631,7 +631,9 @@ def _assemble(
         "passed": comp.state == "pass",
         "verdict": verdict,
         "coverage": cov,
-        "provenance": _provenance(request, config, deployed_rules),
+        "provenance": _provenance(
+            config, deployed_rules, request.custom_config, request.judged_at or config.judged_at
+        ),
         "rule_results": _rule_results(rows, results, config, pi_class),
         "suggestions": suggestions,
         "rules_evaluated": len(evaluated),
@@ -651,14 +653,17 @@ def _assemble(
 
 
 def _provenance(
-    request: EvaluationRequest, config: EngineConfig, deployed_rules: Sequence[CustomRuleDef]
+    config: EngineConfig,
+    deployed_rules: Sequence[CustomRuleDef],
+    custom_config: Mapping[str, Any],
+    judged_at: str,
 ) -> dict[str, Any]:
     """The result's ``provenance``, built afresh (its thresholds share the
     config's and the call's values, as they always have)."""
     per_rule: dict[str, Any] = {}
     for k, v in sorted(config.rule_thresholds.items()):
         per_rule[k] = {"value": list(v) if isinstance(v, tuple) else v, "source": "config"}
-    for k, v in sorted(request.custom_config.items()):
+    for k, v in sorted(custom_config.items()):
         per_rule[k] = {"value": v, "source": "call"}
     return {
         "irisVersion": config.iris_version,
@@ -666,7 +671,7 @@ def _provenance(
         "configHash": _config_hash(config),
         "thresholds": {"default": config.default_threshold, "perRule": per_rule},
         "corpusVersion": figures.corpus_version(),
-        "judgedAt": request.judged_at or config.judged_at,
+        "judgedAt": judged_at,
         "composer": {"rules": 2},
     }
 
@@ -701,7 +706,7 @@ class _Plan:
     ) -> None:
         self.rows = rows  # the rows it was made for (``_builtin_rows``)
         self.source = figures.source()  # the figures its uncertainties read
-        self.skeleton = skeleton  # the result; no provenance, rule results' own values
+        self.skeleton = skeleton  # the result, but what the outcomes' own values give
         self.ev = ev  # (rows judged, their weights, the weight sum); None: sum 0
         self.cats = cats  # per bundle with a weight, the same
         self.whys = whys  # (position, question, its rows) explained by skip reasons
@@ -791,6 +796,7 @@ def _make_plan(
     results: list[Judged],
     result: dict[str, Any],
     comp: Composition,
+    config: EngineConfig,
     present: dict[str, bool],
 ) -> Any:
     """The plan of ``result``, which ``_assemble`` built from ``results``
@@ -805,7 +811,11 @@ def _make_plan(
         {**d, **own, **{k: None for k in ("skipReason", "value") if k in d}}
         for d in result["rule_results"]
     ]
-    skeleton = _copy_json_py({**result, "rule_results": rule_results, "provenance": None})
+    # The provenance of a call without custom_config, but for the version
+    # and the clock (the config hash leaves them out; ``_assemble_planned``
+    # sets them).
+    provenance = _provenance(config, (), {}, "")
+    skeleton = _copy_json_py({**result, "rule_results": rule_results, "provenance": provenance})
 
     def weights(idx: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[float, ...], float]:
         ws = tuple(results[i].weight for i in idx)
@@ -859,7 +869,13 @@ def _assemble_planned(
             why = skips_why([outs[i].skip_reason for i in mine])
             questions[pos] = {"id": q, "status": "unjudged", "why": why}
         res["interpretations"] = question_notes(questions) + res["interpretations"][plan.n_notes :]
-    res["provenance"] = _provenance(request, config, ())
+    judged_at = request.judged_at or config.judged_at
+    if request.custom_config:
+        res["provenance"] = _provenance(config, (), request.custom_config, judged_at)
+    else:
+        provenance = res["provenance"]
+        provenance["irisVersion"] = config.iris_version
+        provenance["judgedAt"] = judged_at
     refill(res["rule_results"], outs, MAX_EVIDENCE_ITEMS)
     return res
 

@@ -14,7 +14,8 @@
  * four more, each equal to its ``engine._*_py`` reference: ``signature``
  * (the outcomes' part of a plan key), ``copy_json`` (a copy of a cached
  * result skeleton), ``refill`` (the outcome-valued fields of its rule
- * results) and ``weighted`` (a weighted mean score).
+ * results), ``weighted`` (a weighted mean score) and ``means`` (several,
+ * rounded).
  *
  * * ``template``: the rule's metadata fields in publication order
  *   (``_builtin_template``), read-only: it is copied, never changed;
@@ -503,14 +504,12 @@ static PyObject *refill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssi
  * mean of outcomes[i].score over i in idx, summed as evaluate() and
  * categories() sum it (from int 0, left to right, with Python's own ``*``,
  * ``+=`` and ``/``, so ints stay ints and every float step is the same). */
-static PyObject *weighted(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1]) ||
-        !PyTuple_CheckExact(args[2]) || PyTuple_GET_SIZE(args[1]) != PyTuple_GET_SIZE(args[2])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "weighted(outcomes: list, idx: tuple, weights: tuple, wsum)");
+static PyObject *weighted_mean(PyObject *outs, PyObject *idx, PyObject *ws, PyObject *wsum) {
+    if (!PyTuple_CheckExact(idx) || !PyTuple_CheckExact(ws) ||
+        PyTuple_GET_SIZE(idx) != PyTuple_GET_SIZE(ws)) {
+        PyErr_SetString(PyExc_TypeError, "weighted: idx and weights are tuples of one length");
         return NULL;
     }
-    PyObject *outs = args[0], *idx = args[1], *ws = args[2];
     PyObject *acc = PyLong_FromLong(0);
     if (acc == NULL)
         return NULL;
@@ -536,12 +535,54 @@ static PyObject *weighted(PyObject *Py_UNUSED(self), PyObject *const *args, Py_s
         Py_DECREF(acc);
         acc = sum;
     }
-    PyObject *mean = PyNumber_TrueDivide(acc, args[3]);
+    PyObject *mean = PyNumber_TrueDivide(acc, wsum);
     Py_DECREF(acc);
     return mean;
 fail:
     Py_DECREF(acc);
     return NULL;
+}
+
+static PyObject *weighted(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "weighted(outcomes: list, idx: tuple, weights: tuple, wsum)");
+        return NULL;
+    }
+    return weighted_mean(args[0], args[1], args[2], args[3]);
+}
+
+/* means(outcomes, groups): ``_means_py``: for each (idx, weights, wsum) of
+ * the tuple ``groups``, ``round(weighted(outcomes, idx, weights, wsum), 4)``
+ * — a planned result's score and its bundles' scores, in one call. */
+static PyObject *means(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "means(outcomes: list, groups: tuple)");
+        return NULL;
+    }
+    PyObject *groups = args[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(groups);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t g = 0; g < n; g++) {
+        PyObject *grp = PyTuple_GET_ITEM(groups, g);
+        if (!PyTuple_CheckExact(grp) || PyTuple_GET_SIZE(grp) != 3) {
+            PyErr_SetString(PyExc_TypeError, "means: a group is (idx, weights, wsum)");
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *m = weighted_mean(args[0], PyTuple_GET_ITEM(grp, 0), PyTuple_GET_ITEM(grp, 1),
+                                    PyTuple_GET_ITEM(grp, 2));
+        PyObject *r = m ? round4_obj(m) : NULL;
+        Py_XDECREF(m);
+        if (r == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, g, r);
+    }
+    return out;
 }
 
 /* uses_default_threshold(evidence): ``Judged.uses_default_threshold``:
@@ -733,6 +774,8 @@ static PyMethodDef methods[] = {
     {"copy_json", copy_json, METH_O, "copy_json(tree) -> a copy whose every dict and list is new"},
     {"refill", (PyCFunction)(void (*)(void))refill, METH_FASTCALL,
      "refill(results, outcomes, max_evidence) -> None; sets the outcome-valued fields of a planned evaluation's rule results"},
+    {"means", (PyCFunction)(void (*)(void))means, METH_FASTCALL,
+     "means(outcomes, groups) -> the rounded weighted mean score of each group"},
     {"weighted", (PyCFunction)(void (*)(void))weighted, METH_FASTCALL,
      "weighted(outcomes, idx, weights, wsum) -> the weighted mean score of the rows idx"},
     {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,

@@ -17,3 +17,6 @@ def weighted(
 def signature(
     outcomes: list[Any], udt_rows: tuple[bool, ...], want_saw: bool, /
 ) -> tuple[Any, ...]: ...
+def means(
+    outcomes: list[Any], groups: tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...], /
+) -> list[float]: ...

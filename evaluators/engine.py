@@ -693,7 +693,7 @@ def _provenance(
 class _Plan:
     """What ``_assemble_planned`` needs of one plan key (read-only)."""
 
-    __slots__ = ("cats", "ev", "n_notes", "rows", "skeleton", "source", "whys")
+    __slots__ = ("cats", "ev", "groups", "n_notes", "rows", "skeleton", "source", "whys")
 
     def __init__(
         self,
@@ -708,7 +708,9 @@ class _Plan:
         self.source = figures.source()  # the figures its uncertainties read
         self.skeleton = skeleton  # the result, but what the outcomes' own values give
         self.ev = ev  # (rows judged, their weights, the weight sum); None: sum 0
-        self.cats = cats  # per bundle with a weight, the same
+        self.cats = tuple(c[0] for c in cats)  # the bundles with a weight
+        # the weighted means to compute: the result's (if any), each bundle's
+        self.groups = ((ev,) if ev is not None else ()) + tuple(c[1:] for c in cats)
         self.whys = whys  # (position, question, its rows) explained by skip reasons
         self.n_notes = n_notes  # the question notes opening the interpretations
 
@@ -856,16 +858,17 @@ def _assemble_planned(
     skeleton with the parts the outcomes' own values decide filled in."""
     k = _resultkernel
     if k is not None:
-        copy, weighted, refill = k.copy_json, k.weighted, k.refill
+        copy, means, refill = k.copy_json, k.means, k.refill
     else:
-        copy, weighted, refill = _copy_json_py, _weighted_py, _refill_py
+        copy, means, refill = _copy_json_py, _means_py, _refill_py
     res = copy(plan.skeleton)
-    if plan.ev is not None:
-        res["score"] = r4(weighted(outs, *plan.ev))
-    if plan.cats:
+    if plan.groups:
+        scores = means(outs, plan.groups)
+        if plan.ev is not None:
+            res["score"] = scores[0]
         rows = res["categories"]
-        for b, idx, ws, wsum in plan.cats:
-            rows[b]["score"] = r4(weighted(outs, idx, ws, wsum))
+        for b, score in zip(plan.cats, scores[plan.ev is not None :], strict=True):
+            rows[b]["score"] = score
     if plan.whys:
         questions = res["coverage"]["questions"]
         for pos, q, mine in plan.whys:
@@ -891,6 +894,14 @@ def _copy_json_py(v: Any) -> Any:
     if type(v) is list:
         return [_copy_json_py(x) for x in v]
     return v
+
+
+def _means_py(
+    outs: list[Outcome], groups: tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...]
+) -> list[float]:
+    """The reference of ``_resultkernel.means``: each group's weighted mean
+    score (``_weighted_py``), rounded for publication."""
+    return [r4(_weighted_py(outs, *g)) for g in groups]
 
 
 def _weighted_py(

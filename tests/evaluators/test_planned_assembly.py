@@ -9,7 +9,7 @@ result with the reference ``_assemble`` of the same outcomes, as JSON without
 sorted keys (key order counts), when the plan was made from *other* outcomes
 of the same key: scores, messages, skip reasons, evidence and values differ
 freely. The compiled helpers (``_resultkernel``'s ``copy_json``,
-``refill``, ``weighted``, ``signature``) are checked against their Python
+``refill``, ``weighted``, ``means``, ``signature``) are checked against their Python
 references, and the whole path with the kernel monkeypatched away.
 """
 
@@ -314,6 +314,22 @@ def test_weighted_equals_the_reference(outs: list[Outcome], data: st.DataObject)
         wsum += w
     got, want = kernel.weighted(outs, idx, ws, wsum), engine._weighted_py(outs, idx, ws, wsum)
     assert type(got) is type(want) and got == want
+
+
+@given(st.lists(_outcome, min_size=1, max_size=8), st.data())
+def test_means_equal_the_reference(outs: list[Outcome], data: st.DataObject) -> None:
+    groups = []
+    for _ in range(data.draw(st.integers(0, 5))):
+        idx = tuple(data.draw(st.lists(st.integers(0, len(outs) - 1), min_size=1, max_size=8)))
+        ws = tuple(data.draw(st.sampled_from([1.0, 2.0, 0.5, 1, 3])) for _ in idx)
+        wsum: float = 0
+        for w in ws:
+            wsum += w
+        groups.append((idx, ws, wsum))
+    got, want = kernel.means(outs, tuple(groups)), engine._means_py(outs, tuple(groups))
+    assert [type(x) for x in got] == [type(x) for x in want] and got == want
+    with pytest.raises(TypeError):
+        kernel.means(outs, ((),))
 
 
 @given(st.lists(_outcome, max_size=6), st.data())

@@ -10,6 +10,13 @@
  * and ``with_outcome(proto, outcome)``, a copy of the slotted ``Judged``
  * ``proto`` whose ``outcome`` slot holds ``outcome`` (see below).
  *
+ * The planned assembly of evaluators/engine.py (``_assemble_planned``) uses
+ * four more, each equal to its ``engine._*_py`` reference: ``signature``
+ * (the outcomes' part of a plan key), ``copy_json`` (a copy of a cached
+ * result skeleton), ``refill`` (the outcome-valued fields of its rule
+ * results), ``weighted`` (a weighted mean score) and ``means`` (several,
+ * rounded).
+ *
  * * ``template``: the rule's metadata fields in publication order
  *   (``_builtin_template``), read-only: it is copied, never changed;
  * * ``judged``: the ``Judged`` (its ``classes``, ``rule_id``, ``asked`` and
@@ -39,6 +46,7 @@ static PyObject *k_verdict, *k_passed, *k_skipped, *k_score, *k_message, *k_clas
 static PyObject *k_evidence, *k_uncertainty, *k_ruleId, *k_skipClass, *k_skipReason;
 static PyObject *k_lacked, *k_budgetExceeded, *k_configInvalid, *k_value, *k_asked;
 static PyObject *v_skipped, *v_pass, *v_fail, *four;
+static PyObject *s_get, *k_type, *k_thresholdSource, *v_count, *v_default;
 
 /* ``round(x, 4)`` without the decimal conversion CPython's float rounding
  * makes (~0.7 us: a dtoa, a format, a strtod), where that conversion cannot
@@ -117,20 +125,12 @@ static int put_if_true(PyObject *d, PyObject *key, PyObject *obj, PyObject *name
 
 static PyObject *to_true(PyObject *Py_UNUSED(v)) { Py_RETURN_TRUE; }
 
-static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyDict_Check(args[0]) || !PyDict_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "fill(template: dict, judged, uncertainty: dict, max_evidence: int)");
-        return NULL;
-    }
-    PyObject *tmpl = args[0], *j = args[1], *unc = args[2];
-    Py_ssize_t max_ev = PyLong_AsSsize_t(args[3]);
-    if (max_ev == -1 && PyErr_Occurred())
-        return NULL;
-
-    PyObject *o = PyObject_GetAttr(j, s_outcome);
-    if (o == NULL)
-        return NULL;
+/* One result: the body of ``_result_dict_py`` for a built-in rule, given the
+ * Judged's ``outcome``, ``classes``, ``rule_id`` and ``asked`` (each already
+ * read: ``fill`` reads them off the Judged). ``asked`` is any object;
+ * only its truth is used, as ``if j.asked:`` does. */
+static PyObject *fill_one(PyObject *tmpl, PyObject *o, PyObject *classes, PyObject *rule_id,
+                          PyObject *asked, PyObject *unc, Py_ssize_t max_ev) {
     PyObject *d = PyDict_Copy(tmpl);
     PyObject *skipped = NULL, *passed = NULL, *score = NULL;
     if (d == NULL)
@@ -161,17 +161,12 @@ static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
     if (put(d, k_message, PyObject_GetAttr(o, s_message)) < 0)
         goto fail;
     /* d["classes"] = list(j.classes); d["saw"] = list(o.saw) */
-    PyObject *classes = PyObject_GetAttr(j, s_classes);
-    if (classes == NULL)
-        goto fail;
-    int rc = put(d, k_classes, PySequence_List(classes));
-    Py_DECREF(classes);
-    if (rc < 0)
+    if (put(d, k_classes, PySequence_List(classes)) < 0)
         goto fail;
     PyObject *saw = PyObject_GetAttr(o, s_saw);
     if (saw == NULL)
         goto fail;
-    rc = put(d, k_saw, PySequence_List(saw));
+    int rc = put(d, k_saw, PySequence_List(saw));
     Py_DECREF(saw);
     if (rc < 0)
         goto fail;
@@ -185,7 +180,9 @@ static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
         goto fail;
     if (put(d, k_uncertainty, copy_tree(unc)) < 0)
         goto fail;
-    if (put_if_true(d, k_ruleId, j, s_rule_id, NULL) < 0)
+    /* if j.rule_id: d["ruleId"] = j.rule_id */
+    int t = PyObject_IsTrue(rule_id);
+    if (t < 0 || (t && PyDict_SetItem(d, k_ruleId, rule_id) < 0))
         goto fail;
     if (is_skipped) {
         if (put(d, k_skipClass, PyObject_GetAttr(o, s_skip_class)) < 0)
@@ -207,16 +204,16 @@ static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
     Py_DECREF(value);
     if (rc < 0)
         goto fail;
-    if (put_if_true(d, k_asked, j, s_asked, to_true) < 0)
+    /* if j.asked: d["asked"] = True */
+    t = PyObject_IsTrue(asked);
+    if (t < 0 || (t && PyDict_SetItem(d, k_asked, Py_True) < 0))
         goto fail;
 
-    Py_DECREF(o);
     Py_DECREF(skipped);
     Py_DECREF(passed);
     Py_DECREF(score);
     return d;
 fail:
-    Py_DECREF(o);
     Py_XDECREF(d);
     Py_XDECREF(skipped);
     Py_XDECREF(passed);
@@ -224,6 +221,31 @@ fail:
     return NULL;
 }
 
+static PyObject *fill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyDict_Check(args[0]) || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "fill(template: dict, judged, uncertainty: dict, max_evidence: int)");
+        return NULL;
+    }
+    PyObject *j = args[1];
+    Py_ssize_t max_ev = PyLong_AsSsize_t(args[3]);
+    if (max_ev == -1 && PyErr_Occurred())
+        return NULL;
+    /* the Judged's fields in the order the Python reads them: outcome and
+     * classes first; rule_id and the ``asked`` property as Python reads
+     * them, after the outcome's fields (a property may see the result so far
+     * only through the Judged, which nothing here changes) */
+    PyObject *o = PyObject_GetAttr(j, s_outcome);
+    PyObject *classes = o ? PyObject_GetAttr(j, s_classes) : NULL;
+    PyObject *rule_id = classes ? PyObject_GetAttr(j, s_rule_id) : NULL;
+    PyObject *asked = rule_id ? PyObject_GetAttr(j, s_asked) : NULL;
+    PyObject *d = asked ? fill_one(args[0], o, classes, rule_id, asked, args[2], max_ev) : NULL;
+    Py_XDECREF(o);
+    Py_XDECREF(classes);
+    Py_XDECREF(rule_id);
+    Py_XDECREF(asked);
+    return d;
+}
 
 /* with_outcome(proto, outcome): a new object of proto's type with every slot
  * holding what proto's holds, except ``outcome``. Equal to building the
@@ -284,11 +306,480 @@ static PyObject *with_outcome(PyObject *Py_UNUSED(self), PyObject *const *args, 
     return obj;
 }
 
+/* ---- outcome fields, read off their slots --------------------------------
+ *
+ * ``oget(o, F_x)`` is ``getattr(o, "x")``. The planned path reads a dozen
+ * fields of 26 outcomes per evaluation; a generic attribute read walks the
+ * type's MRO cache and calls the member descriptor each time. For a type
+ * whose every such field is a plain object slot (``@dataclass(slots=True)``,
+ * as ``Outcome`` is) and whose attribute lookup is the generic one, the
+ * descriptor's answer is the slot's content, or AttributeError when empty:
+ * so the slot is read directly while the type is unchanged (its version tag
+ * is the one seen when the offsets were taken), and anything else (another
+ * type, a modified type, an empty slot) takes PyObject_GetAttr. */
+enum {
+    F_PASSED, F_SCORE, F_MESSAGE, F_EVIDENCE, F_SKIPPED, F_SKIP_CLASS, F_SKIP_REASON,
+    F_SAW, F_VALUE, F_BUDGET_EXCEEDED, F_CONFIG_INVALID, F_LACKED, F_ASKED, NF
+};
+static PyObject **f_names[NF] = {&s_passed, &s_score, &s_message, &s_evidence, &s_skipped,
+                                 &s_skip_class, &s_skip_reason, &s_saw, &s_value,
+                                 &s_budget_exceeded, &s_config_invalid, &s_lacked, &s_asked};
+static PyTypeObject *oc_type = NULL; /* the type the offsets are of (borrowed; see below) */
+static unsigned int oc_version = 0;  /* its version tag then; 0: not readable directly */
+static Py_ssize_t oc_off[NF];
+
+static void oc_prepare(PyTypeObject *t) {
+    /* the type is kept by identity only while its tag matches: a type that
+     * is freed and another allocated at its address gets a new tag */
+    oc_type = t;
+    oc_version = 0;
+    if (t->tp_getattro != PyObject_GenericGetAttr)
+        return;
+    Py_ssize_t off[NF];
+    for (int f = 0; f < NF; f++) {
+        PyObject *d = _PyType_Lookup(t, *f_names[f]); /* borrowed; assigns the tag */
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type))
+            return;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READ_RESTRICTED))
+            return;
+        off[f] = m->offset;
+    }
+    if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
+        return;
+    memcpy(oc_off, off, sizeof off);
+    oc_version = t->tp_version_tag;
+}
+
+static PyObject *oget(PyObject *o, int f) {
+    PyTypeObject *t = Py_TYPE(o);
+    if (t != oc_type || !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ||
+        t->tp_version_tag != oc_version)
+        oc_prepare(t);
+    if (oc_version != 0 && t->tp_version_tag == oc_version) {
+        PyObject *v = *(PyObject **)((char *)o + oc_off[f]);
+        if (v != NULL) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return PyObject_GetAttr(o, *f_names[f]);
+}
+
+/* ---- evaluate()'s plan path (engine.py ``_assemble_planned``) ------------ */
+
+/* copy_json(obj): ``_copy_json_py``: a copy of a tree of exact dicts and
+ * lists in which every dict and list is new; any other value is shared (the
+ * cached skeletons hold only str, int, float, bool, None and tuples of
+ * them besides). Why: a planned result starts as a copy of its cached
+ * skeleton, ~150 containers, which Python copies at ~0.3 us each. */
+static PyObject *copy_json_obj(PyObject *v) {
+    if (PyDict_CheckExact(v)) {
+        /* PyDict_Copy clones the key table of a compact dict in one go;
+         * then only the container values are replaced by their copies (a
+         * store over an existing key keeps the order) */
+        PyObject *out = PyDict_Copy(v);
+        if (out == NULL)
+            return NULL;
+        Py_ssize_t pos = 0;
+        PyObject *key, *val;
+        while (PyDict_Next(v, &pos, &key, &val)) {
+            if (!PyDict_CheckExact(val) && !PyList_CheckExact(val))
+                continue;
+            PyObject *c = copy_json_obj(val);
+            if (c == NULL || PyDict_SetItem(out, key, c) < 0) {
+                Py_XDECREF(c);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(c);
+        }
+        return out;
+    }
+    if (PyList_CheckExact(v)) {
+        Py_ssize_t n = PyList_GET_SIZE(v);
+        PyObject *out = PyList_New(n);
+        if (out == NULL)
+            return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            /* the list cannot change under us: copying runs no Python code */
+            PyObject *c = copy_json_obj(PyList_GET_ITEM(v, i));
+            if (c == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            PyList_SET_ITEM(out, i, c);
+        }
+        return out;
+    }
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *copy_json(PyObject *Py_UNUSED(self), PyObject *v) {
+    if (Py_EnterRecursiveCall(" in copy_json"))
+        return NULL;
+    PyObject *out = copy_json_obj(v);
+    Py_LeaveRecursiveCall();
+    return out;
+}
+
+/* refill(results, outcomes, max_evidence): ``_refill_py``: the rule results
+ * of a planned evaluation are a copy of the plan's, whose fields the plan key
+ * decides (verdict, passed, the skip class, lacked, the flags and which keys
+ * there are); this sets, in place, the fields the outcome's own values give,
+ * as ``_fill_py`` sets them: skipped (the object itself), the score rounded,
+ * message, saw, the evidence cut, and skipReason / value where the row has
+ * that key (a skipped row; an outcome with a value). Key order is the
+ * copy's: every key set here is there already. */
+static int set_attr(PyObject *d, PyObject *key, PyObject *o, int field,
+                    PyObject *(*conv)(PyObject *)) {
+    PyObject *v = oget(o, field);
+    if (v == NULL)
+        return -1;
+    if (conv != NULL) {
+        PyObject *c = conv(v);
+        Py_DECREF(v);
+        return put(d, key, c);
+    }
+    return put(d, key, v);
+}
+
+static PyObject *refill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "refill(results: list, outcomes: list, max_evidence: int)");
+        return NULL;
+    }
+    PyObject *res = args[0], *outs = args[1];
+    Py_ssize_t max_ev = PyLong_AsSsize_t(args[2]);
+    if (max_ev == -1 && PyErr_Occurred())
+        return NULL;
+    if (PyList_GET_SIZE(res) != PyList_GET_SIZE(outs)) {
+        PyErr_SetString(PyExc_ValueError, "refill: one outcome per result");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(res) && i < PyList_GET_SIZE(outs); i++) {
+        PyObject *d = PyList_GET_ITEM(res, i), *o = PyList_GET_ITEM(outs, i);
+        if (!PyDict_CheckExact(d)) {
+            PyErr_SetString(PyExc_TypeError, "refill: a result is a dict");
+            return NULL;
+        }
+        Py_INCREF(d);
+        Py_INCREF(o);
+        int rc = -1;
+        PyObject *ev = NULL, *score = NULL;
+        if (set_attr(d, k_skipped, o, F_SKIPPED, NULL) < 0)
+            goto done;
+        /* d["score"] = round(o.score, 4) */
+        score = oget(o, F_SCORE);
+        if (score == NULL || put(d, k_score, round4_obj(score)) < 0)
+            goto done;
+        if (set_attr(d, k_message, o, F_MESSAGE, NULL) < 0)
+            goto done;
+        /* d["saw"] = list(o.saw); d["evidence"] = o.evidence[:max_evidence] */
+        if (set_attr(d, k_saw, o, F_SAW, PySequence_List) < 0)
+            goto done;
+        ev = oget(o, F_EVIDENCE);
+        if (ev == NULL || put(d, k_evidence, PySequence_GetSlice(ev, 0, max_ev)) < 0)
+            goto done;
+        int has = PyDict_Contains(d, k_skipReason);
+        if (has < 0 || (has && set_attr(d, k_skipReason, o, F_SKIP_REASON, NULL) < 0))
+            goto done;
+        has = PyDict_Contains(d, k_value);
+        if (has < 0 || (has && set_attr(d, k_value, o, F_VALUE, NULL) < 0))
+            goto done;
+        rc = 0;
+    done:
+        Py_XDECREF(ev);
+        Py_XDECREF(score);
+        Py_DECREF(o);
+        Py_DECREF(d);
+        if (rc < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* weighted(outcomes, idx, weights, wsum): ``_weighted_py``: the weighted
+ * mean of outcomes[i].score over i in idx, summed as evaluate() and
+ * categories() sum it (from int 0, left to right, with Python's own ``*``,
+ * ``+=`` and ``/``, so ints stay ints and every float step is the same). */
+static PyObject *weighted_mean(PyObject *outs, PyObject *idx, PyObject *ws, PyObject *wsum) {
+    if (!PyTuple_CheckExact(idx) || !PyTuple_CheckExact(ws) ||
+        PyTuple_GET_SIZE(idx) != PyTuple_GET_SIZE(ws)) {
+        PyErr_SetString(PyExc_TypeError, "weighted: idx and weights are tuples of one length");
+        return NULL;
+    }
+    PyObject *acc = PyLong_FromLong(0);
+    if (acc == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(idx); k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(idx, k));
+        if (i == -1 && PyErr_Occurred())
+            goto fail;
+        if (i < 0 || i >= PyList_GET_SIZE(outs)) {
+            PyErr_SetString(PyExc_IndexError, "weighted: row index out of range");
+            goto fail;
+        }
+        PyObject *score = oget(PyList_GET_ITEM(outs, i), F_SCORE);
+        if (score == NULL)
+            goto fail;
+        PyObject *prod = PyNumber_Multiply(score, PyTuple_GET_ITEM(ws, k));
+        Py_DECREF(score);
+        if (prod == NULL)
+            goto fail;
+        PyObject *sum = PyNumber_InPlaceAdd(acc, prod);
+        Py_DECREF(prod);
+        if (sum == NULL)
+            goto fail;
+        Py_DECREF(acc);
+        acc = sum;
+    }
+    PyObject *mean = PyNumber_TrueDivide(acc, wsum);
+    Py_DECREF(acc);
+    return mean;
+fail:
+    Py_DECREF(acc);
+    return NULL;
+}
+
+static PyObject *weighted(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "weighted(outcomes: list, idx: tuple, weights: tuple, wsum)");
+        return NULL;
+    }
+    return weighted_mean(args[0], args[1], args[2], args[3]);
+}
+
+/* means(outcomes, groups): ``_means_py``: for each (idx, weights, wsum) of
+ * the tuple ``groups``, ``round(weighted(outcomes, idx, weights, wsum), 4)``
+ * — a planned result's score and its bundles' scores, in one call. */
+static PyObject *means(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "means(outcomes: list, groups: tuple)");
+        return NULL;
+    }
+    PyObject *groups = args[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(groups);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t g = 0; g < n; g++) {
+        PyObject *grp = PyTuple_GET_ITEM(groups, g);
+        if (!PyTuple_CheckExact(grp) || PyTuple_GET_SIZE(grp) != 3) {
+            PyErr_SetString(PyExc_TypeError, "means: a group is (idx, weights, wsum)");
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *m = weighted_mean(args[0], PyTuple_GET_ITEM(grp, 0), PyTuple_GET_ITEM(grp, 1),
+                                    PyTuple_GET_ITEM(grp, 2));
+        PyObject *r = m ? round4_obj(m) : NULL;
+        Py_XDECREF(m);
+        if (r == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, g, r);
+    }
+    return out;
+}
+
+/* uses_default_threshold(evidence): ``Judged.uses_default_threshold``:
+ * any(e.get("type") == "count" and e.get("thresholdSource") == "default"
+ * for e in evidence), with ``get`` called as Python calls it on anything
+ * that is not an exact dict. 1, 0 or -1 (an error set). */
+static int get_eq(PyObject *e, PyObject *key, PyObject *want) {
+    PyObject *v;
+    if (PyDict_CheckExact(e)) {
+        v = PyDict_GetItemWithError(e, key);
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            v = Py_None;
+        }
+        Py_INCREF(v);
+    } else {
+        v = PyObject_CallMethodOneArg(e, s_get, key);
+        if (v == NULL)
+            return -1;
+    }
+    PyObject *eq = PyObject_RichCompare(v, want, Py_EQ);
+    Py_DECREF(v);
+    if (eq == NULL)
+        return -1;
+    int t = PyObject_IsTrue(eq);
+    Py_DECREF(eq);
+    return t;
+}
+
+static int uses_default(PyObject *evidence) {
+    PyObject *it = PyObject_GetIter(evidence);
+    if (it == NULL)
+        return -1;
+    PyObject *e;
+    int found = 0;
+    while ((e = PyIter_Next(it)) != NULL) {
+        int t = get_eq(e, k_type, v_count);
+        if (t > 0)
+            t = get_eq(e, k_thresholdSource, v_default);
+        Py_DECREF(e);
+        if (t != 0) {
+            found = t;
+            break;
+        }
+    }
+    Py_DECREF(it);
+    if (found == 0 && PyErr_Occurred())
+        return -1;
+    return found;
+}
+
+/* signature(outcomes, udt_rows, want_saw): ``_signature_py``: what of each
+ * built-in outcome the assembly reads besides the values it copies: per row
+ * a code (1 skipped, 2 passed and not skipped, 4 asked, 8 uses a default
+ * threshold: only asked of rows where compose asks it, udt_rows[i] true;
+ * 16 budget exceeded, 32 config invalid, 64 has a value: which keys a
+ * result has),
+ * then for a skipped row its skip_class and lacked, for another its saw
+ * when want_saw (the config requires evidence). A flat tuple: each code
+ * says which items follow it. */
+static PyObject *signature(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyTuple_CheckExact(args[1]) ||
+        PyTuple_GET_SIZE(args[1]) != PyList_GET_SIZE(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "signature(outcomes: list, udt_rows: tuple, want_saw)");
+        return NULL;
+    }
+    PyObject *outs = args[0], *udt = args[1];
+    int want_saw = PyObject_IsTrue(args[2]);
+    if (want_saw < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(outs);
+    PyObject *sig = PyList_New(0);
+    if (sig == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n && i < PyList_GET_SIZE(outs); i++) {
+        PyObject *o = PyList_GET_ITEM(outs, i);
+        Py_INCREF(o);
+        long code = 0;
+        PyObject *a = NULL, *b = NULL;
+        int t = -1;
+        PyObject *v = oget(o, F_SKIPPED);
+        if (v == NULL)
+            goto fail_o;
+        int skipped = PyObject_IsTrue(v);
+        Py_DECREF(v);
+        if (skipped < 0)
+            goto fail_o;
+        if (skipped)
+            code |= 1;
+        else {
+            v = oget(o, F_PASSED);
+            if (v == NULL)
+                goto fail_o;
+            t = PyObject_IsTrue(v);
+            Py_DECREF(v);
+            if (t < 0)
+                goto fail_o;
+            if (t)
+                code |= 2;
+        }
+        v = oget(o, F_ASKED);
+        if (v == NULL)
+            goto fail_o;
+        t = PyObject_IsTrue(v);
+        Py_DECREF(v);
+        if (t < 0)
+            goto fail_o;
+        if (t)
+            code |= 4;
+        t = PyObject_IsTrue(PyTuple_GET_ITEM(udt, i));
+        if (t < 0)
+            goto fail_o;
+        if (t) {
+            v = oget(o, F_EVIDENCE);
+            if (v == NULL)
+                goto fail_o;
+            t = uses_default(v);
+            Py_DECREF(v);
+            if (t < 0)
+                goto fail_o;
+            if (t)
+                code |= 8;
+        }
+        /* 16 budget_exceeded, 32 config_invalid, 64 a value (not None) */
+        v = oget(o, F_BUDGET_EXCEEDED);
+        t = v ? PyObject_IsTrue(v) : -1;
+        Py_XDECREF(v);
+        if (t < 0)
+            goto fail_o;
+        if (t)
+            code |= 16;
+        v = oget(o, F_CONFIG_INVALID);
+        t = v ? PyObject_IsTrue(v) : -1;
+        Py_XDECREF(v);
+        if (t < 0)
+            goto fail_o;
+        if (t)
+            code |= 32;
+        v = oget(o, F_VALUE);
+        if (v == NULL)
+            goto fail_o;
+        if (v != Py_None)
+            code |= 64;
+        Py_DECREF(v);
+        if (skipped) {
+            a = oget(o, F_SKIP_CLASS);
+            b = a ? oget(o, F_LACKED) : NULL;
+            if (b == NULL)
+                goto fail_o;
+        } else if (want_saw) {
+            a = oget(o, F_SAW);
+            if (a == NULL)
+                goto fail_o;
+        }
+        Py_DECREF(o);
+        o = NULL;
+        v = PyLong_FromLong(code);
+        if (v == NULL || PyList_Append(sig, v) < 0 || (a && PyList_Append(sig, a) < 0) ||
+            (b && PyList_Append(sig, b) < 0)) {
+            Py_XDECREF(v);
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        Py_DECREF(v);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        continue;
+    fail_o:
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_DECREF(o);
+        goto fail;
+    }
+    PyObject *tup = PyList_AsTuple(sig);
+    Py_DECREF(sig);
+    return tup;
+fail:
+    Py_DECREF(sig);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"fill", (PyCFunction)(void (*)(void))fill, METH_FASTCALL,
      "fill(template, judged, uncertainty, max_evidence) -> one built-in rule result dict"},
     {"with_outcome", (PyCFunction)(void (*)(void))with_outcome, METH_FASTCALL,
      "with_outcome(proto, outcome) -> a copy of the slotted proto with its outcome slot replaced"},
+    {"copy_json", copy_json, METH_O, "copy_json(tree) -> a copy whose every dict and list is new"},
+    {"refill", (PyCFunction)(void (*)(void))refill, METH_FASTCALL,
+     "refill(results, outcomes, max_evidence) -> None; sets the outcome-valued fields of a planned evaluation's rule results"},
+    {"means", (PyCFunction)(void (*)(void))means, METH_FASTCALL,
+     "means(outcomes, groups) -> the rounded weighted mean score of each group"},
+    {"weighted", (PyCFunction)(void (*)(void))weighted, METH_FASTCALL,
+     "weighted(outcomes, idx, weights, wsum) -> the weighted mean score of the rows idx"},
+    {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,
+     "signature(outcomes, udt_rows, want_saw) -> the plan key part the outcomes give"},
     {"round4", round4, METH_O, "round4(x) -> round(x, 4), without a decimal conversion when none can matter"},
     {NULL, NULL, 0, NULL},
 };
@@ -342,6 +833,11 @@ PyMODINIT_FUNC PyInit__resultkernel(void) {
     INTERN(v_skipped, "skipped");
     INTERN(v_pass, "pass");
     INTERN(v_fail, "fail");
+    INTERN(s_get, "get");
+    INTERN(k_type, "type");
+    INTERN(k_thresholdSource, "thresholdSource");
+    INTERN(v_count, "count");
+    INTERN(v_default, "default");
     if ((four = PyLong_FromLong(4)) == NULL)
         return NULL;
     return PyModule_Create(&module);

@@ -296,36 +296,61 @@ def _deciding_layers(
     return out
 
 
-def coverage(
-    results: list[Judged], present: dict[str, bool], dormant: list[dict[str, Any]]
-) -> dict[str, Any]:
-    questions = []
-    # One pass, in result order: the questions some rule judged, and each
-    # other question's skipped rules (all of its rules, when none judged it).
+def unjudged_questions(
+    results: list[Judged], present: dict[str, bool]
+) -> list[tuple[int, str | None, list[int] | None, list[str]]]:
+    """Each question no rule judged, in ``QUESTIONS`` order, as (position in
+    ``QUESTIONS``, id, indices of its skipped results — ``None`` when it has
+    no rule —, the needs they lacked that were not supplied). Why apart from
+    ``coverage``: the engine's planned assembly keeps everything but the
+    skip reasons of a shape, and reads here which questions those decide."""
     judged: set[str | None] = set()
-    unjudged: dict[str | None, list[Judged]] = {}
-    for j in results:
+    unjudged: dict[str | None, list[int]] = {}
+    for i, j in enumerate(results):
         if j.outcome.skipped:
-            unjudged.setdefault(j.question, []).append(j)
+            unjudged.setdefault(j.question, []).append(i)
         else:
             judged.add(j.question)
-    for q in QUESTIONS:
+    out: list[tuple[int, str | None, list[int] | None, list[str]]] = []
+    for pos, q in enumerate(QUESTIONS):
         if q in judged:
-            questions.append({"id": q, "status": "judged"})
             continue
         mine = unjudged.get(q)
         if not mine:
-            questions.append({"id": q, "status": "not_applicable"})
+            out.append((pos, q, None, []))
             continue
         lacked = sorted(
-            {n for j in mine for n in (j.outcome.lacked or ()) if not present.get(n, False)}
+            {
+                n
+                for i in mine
+                for n in (results[i].outcome.lacked or ())
+                if not present.get(n, False)
+            }
         )
+        out.append((pos, q, mine, lacked))
+    return out
+
+
+def skips_why(reasons: list[str | None]) -> str:
+    """Why a question went unjudged when no missing input explains it: its
+    rules' distinct skip reasons, sorted, joined, capped."""
+    return "; ".join(sorted({r or "skipped" for r in reasons}))[:200]
+
+
+def coverage(
+    results: list[Judged], present: dict[str, bool], dormant: list[dict[str, Any]]
+) -> dict[str, Any]:
+    questions: list[dict[str, Any]] = [{"id": q, "status": "judged"} for q in QUESTIONS]
+    for pos, q, mine, lacked in unjudged_questions(results, present):
+        if not mine:
+            questions[pos] = {"id": q, "status": "not_applicable"}
+            continue
         why = (
             f"not supplied: {', '.join(lacked)}"
             if lacked
-            else "; ".join(sorted({j.outcome.skip_reason or "skipped" for j in mine}))[:200]
+            else skips_why([results[i].outcome.skip_reason for i in mine])
         )
-        questions.append({"id": q, "status": "unjudged", "why": why})
+        questions[pos] = {"id": q, "status": "unjudged", "why": why}
     cov: dict[str, Any] = {
         "inputs": {n: bool(present.get(n, False)) for n in NEEDS},
         "questions": questions,
@@ -347,11 +372,11 @@ _SETTING_FOR: dict[str, str] = {
 }
 
 
-def interpretations(
-    results: list[Judged], comp: Composition, cov: dict[str, Any], cfg: EngineConfig
-) -> list[dict[str, Any]]:
+def question_notes(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The notes ``interpretations`` opens with: one per question left
+    unjudged for want of an input."""
     out: list[dict[str, Any]] = []
-    for q in cov["questions"]:
+    for q in questions:
         if q["status"] == "unjudged" and str(q.get("why", "")).startswith("not supplied"):
             out.append(
                 {
@@ -363,6 +388,13 @@ def interpretations(
                     ),
                 }
             )
+    return out
+
+
+def interpretations(
+    results: list[Judged], comp: Composition, cov: dict[str, Any], cfg: EngineConfig
+) -> list[dict[str, Any]]:
+    out = question_notes(cov["questions"])
     if comp.basis == "no_rules":
         reasons = "; ".join(f"{j.name}: {j.outcome.skip_reason}" for j in results if j.skipped)[
             :600

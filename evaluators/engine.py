@@ -14,8 +14,17 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from evaluators.composer import categories, compose, coverage, interpretations
-from evaluators.config import EngineConfig
+from evaluators.composer import (
+    Composition,
+    categories,
+    compose,
+    coverage,
+    interpretations,
+    question_notes,
+    skips_why,
+    unjudged_questions,
+)
+from evaluators.config import NEEDS, EngineConfig
 from evaluators.context import EvalContext
 from evaluators.custom.definition import CustomRuleDef, InvalidRuleConfig, validate_definition
 from evaluators.custom.run import RegexBudget, run_custom
@@ -280,19 +289,34 @@ def _result_dict_py(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, 
     rule's metadata fields come from a cached template (in the same key
     order); only the outcome's fields are set."""
     d = _builtin_template(j).copy() if j.origin == "builtin" else _metadata_fields(j)
-    o = j.outcome
+    return _fill_py(
+        d, j.outcome, j.classes, j.rule_id, j.asked, _uncertainty_template(j, cfg, pi_class)
+    )
+
+
+def _fill_py(
+    d: dict[str, Any],
+    o: Outcome,
+    classes: tuple[str, ...],
+    rule_id: str | None,
+    asked: bool,
+    uncertainty: dict[str, Any],
+) -> dict[str, Any]:
+    """Set the outcome's fields of the result ``d`` (a copy of the rule's
+    metadata fields) for a Judged of these ``classes``, ``rule_id`` and
+    ``asked``; ``uncertainty`` is copied in (``_copy_tree``)."""
     skipped = o.skipped
     d["verdict"] = "skipped" if skipped else ("pass" if o.passed else "fail")
     d["passed"] = bool(o.passed) if not skipped else False
     d["skipped"] = skipped
     d["score"] = round(o.score, 4)  # r4, inlined: 26 results per evaluation
     d["message"] = o.message
-    d["classes"] = list(j.classes)
+    d["classes"] = list(classes)
     d["saw"] = list(o.saw)
     d["evidence"] = o.evidence[:MAX_EVIDENCE_ITEMS]
-    d["uncertainty"] = _copy_tree(_uncertainty_template(j, cfg, pi_class))
-    if j.rule_id:
-        d["ruleId"] = j.rule_id
+    d["uncertainty"] = _copy_tree(uncertainty)
+    if rule_id:
+        d["ruleId"] = rule_id
     if skipped:
         d["skipClass"] = o.skip_class
         d["skipReason"] = o.skip_reason
@@ -304,7 +328,7 @@ def _result_dict_py(j: Judged, cfg: EngineConfig, pi_class: float) -> dict[str, 
         d["configInvalid"] = True
     if o.value is not None:
         d["value"] = o.value
-    if j.asked:
+    if asked:
         d["asked"] = True
     return d
 
@@ -449,7 +473,39 @@ def evaluate(
 
     rows = _builtin_rows(eval_type, crit, non) if eval_type != "custom" else ()
     run = _run_builtin
-    results = [make(run(spec, ctx)) for spec, make, _ in rows]
+    if deployed_rules or request.custom_rules:
+        results = [make(run(spec, ctx)) for spec, make, _ in rows]
+        return _assemble(
+            request, config, eval_type, deployed_rules, rows, results, ctx, regex_budget_ms
+        )[0]
+    # Only built-in rules: the planned assembly (see ``_plan_key``).
+    outs = [run(spec, ctx) for spec, _, _ in rows]
+    key = _plan_key(request, config, ctx, rows, outs)
+    plan = _PLANS.get(key) if key is not None else None
+    if type(plan) is _Plan and plan.rows is rows and plan.source is figures.source():
+        return _assemble_planned(plan, outs, request, config)
+    results = [make(o) for (_, make, _), o in zip(rows, outs, strict=True)]
+    result, comp, _ = _assemble(request, config, eval_type, (), rows, results, ctx, None)
+    if key is not None and plan is not _NO_PLAN:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = _make_plan(rows, results, result, comp, config, ctx.inputs_present)
+    return result
+
+
+def _assemble(
+    request: EvaluationRequest,
+    config: EngineConfig,
+    eval_type: str,
+    deployed_rules: Sequence[CustomRuleDef],
+    rows: tuple[_Row, ...],
+    results: list[Judged],
+    ctx: EvalContext,
+    regex_budget_ms: float | None,
+) -> tuple[dict[str, Any], Composition, float]:
+    """The reference assembly: the custom rules run, then the composer, and
+    every part of the result is built from the judged rules. Also returns the
+    composition and the class prior, which a plan is made from."""
     budget = RegexBudget(regex_budget_ms if regex_budget_ms is not None else 100.0)
     customs: list[CustomRuleDef | tuple[str, str]] = [
         d for d in deployed_rules if d.enabled and (eval_type == "all" or d.eval_type == eval_type)
@@ -569,27 +625,15 @@ def evaluate(
             {"basis": a.basis, "state": a.state, "by": list(a.by)} for a in comp.also
         ]
 
-    per_rule: dict[str, Any] = {}
-    for k, v in sorted(config.rule_thresholds.items()):
-        per_rule[k] = {"value": list(v) if isinstance(v, tuple) else v, "source": "config"}
-    for k, v in sorted(request.custom_config.items()):
-        per_rule[k] = {"value": v, "source": "call"}
-    provenance = {
-        "irisVersion": config.iris_version,
-        "rulesetHash": _ruleset_hash_cached(deployed_rules),
-        "configHash": _config_hash(config),
-        "thresholds": {"default": config.default_threshold, "perRule": per_rule},
-        "corpusVersion": figures.corpus_version(),
-        "judgedAt": request.judged_at or config.judged_at,
-        "composer": {"rules": 2},
-    }
     result: dict[str, Any] = {
         "eval_type": eval_type,
         "score": r4(score),
         "passed": comp.state == "pass",
         "verdict": verdict,
         "coverage": cov,
-        "provenance": provenance,
+        "provenance": _provenance(
+            config, deployed_rules, request.custom_config, request.judged_at or config.judged_at
+        ),
         "rule_results": _rule_results(rows, results, config, pi_class),
         "suggestions": suggestions,
         "rules_evaluated": len(evaluated),
@@ -605,4 +649,284 @@ def evaluate(
             "eval_type was omitted: the default bundle set 'all' was used (every built-in bundle "
             "plus custom rules)."
         )
-    return result
+    return result, comp, pi_class
+
+
+def _provenance(
+    config: EngineConfig,
+    deployed_rules: Sequence[CustomRuleDef],
+    custom_config: Mapping[str, Any],
+    judged_at: str,
+) -> dict[str, Any]:
+    """The result's ``provenance``, built afresh (its thresholds share the
+    config's and the call's values, as they always have)."""
+    per_rule: dict[str, Any] = {}
+    for k, v in sorted(config.rule_thresholds.items()):
+        per_rule[k] = {"value": list(v) if isinstance(v, tuple) else v, "source": "config"}
+    for k, v in sorted(custom_config.items()):
+        per_rule[k] = {"value": v, "source": "call"}
+    return {
+        "irisVersion": config.iris_version,
+        "rulesetHash": _ruleset_hash_cached(deployed_rules),
+        "configHash": _config_hash(config),
+        "thresholds": {"default": config.default_threshold, "perRule": per_rule},
+        "corpusVersion": figures.corpus_version(),
+        "judgedAt": judged_at,
+        "composer": {"rules": 2},
+    }
+
+
+# -- the planned assembly ---------------------------------------------------
+#
+# With only built-in rules, everything ``_assemble`` builds but the rule
+# results, the scores, the provenance and the questions a skip reason explains
+# depends on nothing but the plan key: the config (by its hash), the request's
+# eval type, which inputs are present, and of each rule's outcome whether it
+# was skipped, passed or asked, its skip class and lacked needs, whether it
+# used a default threshold (where the composer asks) and what it saw (when the
+# config requires evidence). No outcome text, score or evidence is in the key,
+# so the key space is bounded by the rule roster. The first evaluation of a
+# key runs ``_assemble`` and keeps its result as a skeleton; the next copy
+# that skeleton and fill in only what the outcomes alone decide.
+
+
+class _Plan:
+    """What ``_assemble_planned`` needs of one plan key (read-only)."""
+
+    __slots__ = ("cats", "ev", "groups", "n_notes", "rows", "skeleton", "source", "whys")
+
+    def __init__(
+        self,
+        rows: tuple[_Row, ...],
+        skeleton: dict[str, Any],
+        ev: tuple[tuple[int, ...], tuple[float, ...], float] | None,
+        cats: tuple[tuple[str, tuple[int, ...], tuple[float, ...], float], ...],
+        whys: tuple[tuple[int, str | None, tuple[int, ...]], ...],
+        n_notes: int,
+    ) -> None:
+        self.rows = rows  # the rows it was made for (``_builtin_rows``)
+        self.source = figures.source()  # the figures its uncertainties read
+        self.skeleton = skeleton  # the result, but what the outcomes' own values give
+        self.ev = ev  # (rows judged, their weights, the weight sum); None: sum 0
+        self.cats = tuple(c[0] for c in cats)  # the bundles with a weight
+        # the weighted means to compute: the result's (if any), each bundle's
+        self.groups = ((ev,) if ev is not None else ()) + tuple(c[1:] for c in cats)
+        self.whys = whys  # (position, question, its rows) explained by skip reasons
+        self.n_notes = n_notes  # the question notes opening the interpretations
+
+
+_NO_PLAN: Any = object()  # a key whose results always take ``_assemble``
+# A plan holds ~45 KiB (a whole result); the benchmarks' varied cases have 158
+# keys, the worker's 35: this bounds the memo near 23 MiB.
+_MAX_PLANS = 512
+_PLANS: dict[tuple[Any, ...], Any] = {}
+# (rows, defaults gate) -> rows whose outcome's default-threshold use the composer reads
+_UDT_ROWS: dict[tuple[int, bool], tuple[tuple[_Row, ...], tuple[bool, ...]]] = {}
+
+
+def _udt_rows(rows: tuple[_Row, ...], defaults_gate: bool) -> tuple[bool, ...]:
+    """Per row, whether ``compose`` reads ``uses_default_threshold`` of its
+    outcome: a non-critical built-in policy rule when defaults do not gate."""
+    hit = _UDT_ROWS.get((id(rows), defaults_gate))
+    if hit is not None and hit[0] is rows:
+        return hit[1]
+    flags = tuple(
+        spec.kind == "policy" and not make(_PROTO_OUTCOME).critical and not defaults_gate
+        for spec, make, _ in rows
+    )
+    if len(_UDT_ROWS) >= 256:
+        _UDT_ROWS.clear()
+    _UDT_ROWS[(id(rows), defaults_gate)] = (rows, flags)
+    return flags
+
+
+def _signature_py(
+    outs: list[Outcome], udt_rows: tuple[bool, ...], want_saw: bool
+) -> tuple[Any, ...]:
+    """The reference of ``_resultkernel.signature``: per outcome a code (1
+    skipped, 2 passed and not skipped, 4 asked, 8 uses a default threshold,
+    asked only where ``udt_rows`` says, 16 budget exceeded, 32 config invalid,
+    64 has a value), then its skip class and lacked needs when skipped, else
+    its ``saw`` when ``want_saw``."""
+    sig: list[Any] = []
+    for o, udt in zip(outs, udt_rows, strict=True):
+        skipped = bool(o.skipped)
+        code = 1 if skipped else (2 if o.passed else 0)
+        if o.asked:
+            code |= 4
+        if udt and any(
+            e.get("type") == "count" and e.get("thresholdSource") == "default" for e in o.evidence
+        ):
+            code |= 8
+        if o.budget_exceeded:
+            code |= 16
+        if o.config_invalid:
+            code |= 32
+        if o.value is not None:
+            code |= 64
+        sig.append(code)
+        if skipped:
+            sig.append(o.skip_class)
+            sig.append(o.lacked)
+        elif want_saw:
+            sig.append(o.saw)
+    return tuple(sig)
+
+
+def _plan_key(
+    request: EvaluationRequest,
+    config: EngineConfig,
+    ctx: EvalContext,
+    rows: tuple[_Row, ...],
+    outs: list[Outcome],
+) -> tuple[Any, ...] | None:
+    """The plan key of an evaluation of built-in rules only; None when some
+    part of it cannot be hashed (then ``_assemble`` builds the result)."""
+    udt = _udt_rows(rows, config.defaults_gate)
+    want_saw = bool(config.required_evidence)
+    k = _resultkernel
+    sig = k.signature(outs, udt, want_saw) if k is not None else _signature_py(outs, udt, want_saw)
+    has = ctx.has  # ``inputs_present``'s values, without its cached_property lock
+    present = tuple([has(n) for n in NEEDS])
+    key = (_config_hash(config), request.eval_type, present, sig)
+    try:
+        hash(key)
+    except TypeError:  # an outcome's lacked or saw is not a tuple
+        return None
+    return key
+
+
+def _make_plan(
+    rows: tuple[_Row, ...],
+    results: list[Judged],
+    result: dict[str, Any],
+    comp: Composition,
+    config: EngineConfig,
+    present: dict[str, bool],
+) -> Any:
+    """The plan of ``result``, which ``_assemble`` built from ``results``
+    (built-in rules only, their roles set by the composer); ``_NO_PLAN``
+    when nothing was judged (the interpretations then quote skip reasons)."""
+    if comp.basis == "no_rules":
+        return _NO_PLAN
+    # The rule results keep what the key decides; their outcome-valued fields
+    # (``_refill_py``) hold None until filled.
+    own = dict.fromkeys(("skipped", "score", "message", "saw", "evidence"))
+    rule_results = [
+        {**d, **own, **{k: None for k in ("skipReason", "value") if k in d}}
+        for d in result["rule_results"]
+    ]
+    # The provenance of a call without custom_config, but for the version
+    # and the clock (the config hash leaves them out; ``_assemble_planned``
+    # sets them).
+    provenance = _provenance(config, (), {}, "")
+    skeleton = _copy_json_py({**result, "rule_results": rule_results, "provenance": provenance})
+
+    def weights(idx: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[float, ...], float]:
+        ws = tuple(results[i].weight for i in idx)
+        total: float = 0
+        for w in ws:  # from int 0, left to right, as ``_assemble`` sums
+            total += w
+        return idx, ws, total
+
+    judged = tuple(i for i, j in enumerate(results) if not j.outcome.skipped)
+    ev = weights(judged)
+    cats = []
+    for b in result["categories"]:
+        c = weights(tuple(i for i in judged if results[i].bundle == b))
+        if c[2]:
+            cats.append((b, *c))
+    whys = tuple(
+        (pos, q, tuple(mine))
+        for pos, q, mine, lacked in unjudged_questions(results, present)
+        if mine and not lacked
+    )
+    return _Plan(
+        rows,
+        skeleton,
+        ev if ev[2] else None,
+        tuple(cats),
+        whys,
+        len(question_notes(result["coverage"]["questions"])),
+    )
+
+
+def _assemble_planned(
+    plan: _Plan, outs: list[Outcome], request: EvaluationRequest, config: EngineConfig
+) -> dict[str, Any]:
+    """``_assemble``'s result for outcomes of ``plan``'s key: a copy of its
+    skeleton with the parts the outcomes' own values decide filled in."""
+    k = _resultkernel
+    if k is not None:
+        copy, means, refill = k.copy_json, k.means, k.refill
+    else:
+        copy, means, refill = _copy_json_py, _means_py, _refill_py
+    res = copy(plan.skeleton)
+    if plan.groups:
+        scores = means(outs, plan.groups)
+        if plan.ev is not None:
+            res["score"] = scores[0]
+        rows = res["categories"]
+        for b, score in zip(plan.cats, scores[plan.ev is not None :], strict=True):
+            rows[b]["score"] = score
+    if plan.whys:
+        questions = res["coverage"]["questions"]
+        for pos, q, mine in plan.whys:
+            why = skips_why([outs[i].skip_reason for i in mine])
+            questions[pos] = {"id": q, "status": "unjudged", "why": why}
+        res["interpretations"] = question_notes(questions) + res["interpretations"][plan.n_notes :]
+    judged_at = request.judged_at or config.judged_at
+    if request.custom_config:
+        res["provenance"] = _provenance(config, (), request.custom_config, judged_at)
+    else:
+        provenance = res["provenance"]
+        provenance["irisVersion"] = config.iris_version
+        provenance["judgedAt"] = judged_at
+    refill(res["rule_results"], outs, MAX_EVIDENCE_ITEMS)
+    return res
+
+
+def _copy_json_py(v: Any) -> Any:
+    """The reference of ``_resultkernel.copy_json``: ``v`` with every exact
+    dict and list (at any depth) a new one; other values shared."""
+    if type(v) is dict:
+        return {k: _copy_json_py(x) for k, x in v.items()}
+    if type(v) is list:
+        return [_copy_json_py(x) for x in v]
+    return v
+
+
+def _means_py(
+    outs: list[Outcome], groups: tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...]
+) -> list[float]:
+    """The reference of ``_resultkernel.means``: each group's weighted mean
+    score (``_weighted_py``), rounded for publication."""
+    return [r4(_weighted_py(outs, *g)) for g in groups]
+
+
+def _weighted_py(
+    outs: list[Outcome], idx: tuple[int, ...], weights: tuple[float, ...], wsum: float
+) -> float:
+    """The reference of ``_resultkernel.weighted``: the weighted mean score
+    of rows ``idx``, summed from int 0 left to right as ``_assemble`` sums."""
+    wscore: float = 0
+    for i, w in zip(idx, weights, strict=True):
+        wscore += outs[i].score * w
+    return wscore / wsum
+
+
+def _refill_py(results: list[dict[str, Any]], outs: list[Outcome], max_evidence: int) -> None:
+    """The reference of ``_resultkernel.refill``: set in each planned rule
+    result the fields its outcome's own values give, as ``_fill_py`` sets
+    them; the skip reason and value only where the result has those keys
+    (which the plan key decides)."""
+    for d, o in zip(results, outs, strict=True):
+        d["skipped"] = o.skipped
+        d["score"] = round(o.score, 4)
+        d["message"] = o.message
+        d["saw"] = list(o.saw)
+        d["evidence"] = o.evidence[:max_evidence]
+        if "skipReason" in d:
+            d["skipReason"] = o.skip_reason
+        if "value" in d:
+            d["value"] = o.value

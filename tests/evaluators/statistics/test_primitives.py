@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import special as sp
 from scipy import stats
@@ -124,8 +124,13 @@ def test_betainc_near_one_matches_the_closed_form() -> None:
     ),
 )
 @settings(max_examples=200, deadline=None)
+@example(1.0625, 1.0625, 0.5)  # symmetric: the median is 0.5, where scipy 1.17 is 3e-10 off
 def test_beta_ppf_matches_scipy(a: float, b: float, p: float) -> None:
-    assert beta_ppf(p, a, b) == pytest.approx(float(stats.beta.ppf(p, a, b)), abs=TOL)
+    ours, theirs = beta_ppf(p, a, b), float(stats.beta.ppf(p, a, b))
+    if ours == pytest.approx(theirs, abs=TOL):
+        return
+    # Where the two differ, ours must be the better inverse by scipy's own CDF.
+    assert abs(stats.beta.cdf(ours, a, b) - p) <= abs(stats.beta.cdf(theirs, a, b) - p)
 
 
 @given(st.floats(min_value=1e-300, max_value=1.0, exclude_max=True))

@@ -757,24 +757,63 @@ assert len(_FAILURE_GATES) == len(_FAILURE_EVIDENCE)
 def _failure_reasons(mat: Material) -> list[str]:
     """``[why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]``,
     searching only where the pattern's literals occur."""
+    return list(_failure_reasons_iter(mat))
+
+
+def _failure_reasons_iter(mat: Material) -> Iterator[str]:
+    """The reasons of :func:`_failure_reasons`, in order, each decided only
+    when the one before was yielded (:func:`_false_success` reads the first).
+
+    A pattern whose gate literals are its anchors (every match starts at one
+    of them, or at an optional quote just before one, so a match exists iff
+    one starts at some occurrence) is tried only at those occurrences: the
+    status pattern opens with an optional quote under re.I, so a search ran
+    the matcher at every character of the material, on every tool result
+    holding "status" (a third of the rule on the worker's cases)."""
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
     # the compiled test itself, looked up per call (no wrapper frame per gate)
     any_in = _halkernel.any_in if _halkernel is not None else _any_in_reference
-    reasons: list[str] = []
-    for rx, why, literals, lowered in _FAILURE_TABLE:
-        if (not lowered or ascii_text) and not any_in(low if lowered else text, literals):
+    for rx, why, literals, lowered, anchored in _FAILURE_TABLE:
+        if lowered and not ascii_text:
+            if rx.search(text):
+                yield why
             continue
-        if rx.search(text):
-            reasons.append(why)
-    return reasons
+        hay = low if lowered else text
+        if not any_in(hay, literals):
+            continue
+        if anchored is None:
+            if rx.search(text):
+                yield why
+        elif _matches_at_some(anchored, hay, literals):
+            yield why
 
 
-# _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above.
-_FAILURE_TABLE: tuple[tuple[re.Pattern[str], str, tuple[str, ...], bool], ...] = tuple(
-    (rx, why, literals, lowered)
-    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True)
+def _matches_at_some(rx: re.Pattern[str], hay: str, literals: tuple[str, ...]) -> bool:
+    """Whether ``rx`` matches at some occurrence of one of ``literals`` in ``hay``."""
+    match = rx.match
+    for lit in literals:
+        i = hay.find(lit)
+        while i >= 0:
+            if match(hay, i) is not None:
+                return True
+            i = hay.find(lit, i + 1)
+    return False
+
+
+# _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above;
+# the last column is the pattern to try at the gate literals when they are its
+# anchors (the lowered twin for a re.I pattern, read on the lowered ASCII
+# text), or None when the literals only gate a plain search.
+_FAILURE_ANCHORED = (False, True, False, True, True, True, True)
+_FAILURE_TABLE: tuple[
+    tuple[re.Pattern[str], str, tuple[str, ...], bool, re.Pattern[str] | None], ...
+] = tuple(
+    (rx, why, literals, lowered, (lowered_twin(rx) if lowered else rx) if anchored else None)
+    for (rx, why), (literals, lowered), anchored in zip(
+        _FAILURE_EVIDENCE, _FAILURE_GATES, _FAILURE_ANCHORED, strict=True
+    )
 )
 
 
@@ -822,6 +861,21 @@ _EMPTY_RESULT = re.compile(
     r"documents)\b",
     re.I,
 )
+# One of these (lowercase) is in every _EMPTY_RESULT match: its quoted keys
+# and its "0 <word>" forms.
+_EMPTY_RESULT_LITERALS: tuple[str, ...] = (
+    *(
+        f'"{key}"'
+        for key in (
+            "results", "items", "hits", "matches", "documents", "docs", "data", "files",
+            "records", "rows", "entries", "total", "count", "total_count", "num_results",
+        )
+    ),
+    "0 results",
+    "0 matches",
+    "0 hits",
+    "0 documents",
+)  # fmt: skip
 _FINDINGS_CLAIM = re.compile(
     r"\b(?:several|multiple|many|a few|some|two|three|four|five|\d+)\s+(?:\w+\s+)?(?:documents|"
     r"docs|results|matches|hits|files|records|entries|articles|pages)\b"
@@ -1030,6 +1084,7 @@ _PROHIBITION = re.compile(
     r"activate|use|run|deploy|disable|turn off|delete|remove)\s+(?P<obj>[`'\"]?[\w.-]+)",
     re.I,
 )
+_PROHIBITION_LEADS = ("do not", "don't", "never", "must not", "should not", "shouldn't")
 _VERB_CLASS = {
     "enable": "on",
     "turn on": "on",
@@ -1482,27 +1537,34 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not _any_in(mat.lower, _FAILURE_HINTS):
         return
-    reasons = _failure_reasons(mat)
-    if not reasons:
-        return
-    if out.isascii():
-        low = _lowered(out)
-        if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low)):
-            return
-    elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
+    # only the first reason is read; then the output's tests, the claim
+    # before the acknowledgement (a far cheaper scan, and it mostly fails)
+    reason = next(_failure_reasons_iter(mat), None)
+    if reason is None:
         return
     claim = _SUCCESS_CLAIM.search(out)
     if claim is None:
         return
+    if out.isascii():
+        low = _lowered(out)
+        # every _DENIAL match holds "no ": without one the substitution is the text
+        if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low) if "no " in low else low):
+            return
+    elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
+        return
     s, e = claim.start(), claim.end()
     while s < e and not out[s].isalnum():
         s += 1
-    yield ("success_over_failure", s, e, f"claims success while {reasons[0]}")
+    yield ("success_over_failure", s, e, f"claims success while {reason}")
 
 
 def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
     """Findings described over a search that returned nothing."""
     if not ("[" in mat.text or "0" in mat.text):
+        return
+    # every match holds one of the literals (re.I: on ASCII text, exactly when
+    # the lowered text does); the search runs the matcher at every quote
+    if mat.text.isascii() and not _any_in(mat.lower, _EMPTY_RESULT_LITERALS):
         return
     if not _EMPTY_RESULT.search(mat.text) or _EMPTY_ACK.search(out):
         return
@@ -1616,7 +1678,16 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
     """The output recommends the very action the material forbids."""
     if not _any_in(mat.lower, ("not ", "don't", "never", "shouldn't")):
         return
-    for m in _PROHIBITION.finditer(mat.text):
+    text = mat.text
+    # every match starts with one of its openers (re.I: on ASCII text, where
+    # the lowered text has them at the same offsets); a search ran the
+    # matcher at every character
+    found = (
+        tried_at(_PROHIBITION, text, _occurrences(mat.lower, _PROHIBITION_LEADS))
+        if text.isascii()
+        else _PROHIBITION.finditer(text)
+    )
+    for m in found:
         verb = _VERB_CLASS[m.group("verb").lower()]
         obj = m.group("obj").strip("`'\"").lower()
         if len(obj) < 3:
@@ -1710,7 +1781,8 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
         and not _any_in(mat.text, ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"))
     ):
         return
-    src = {m.group("c") for m in _STATUS_SOURCE.finditer(mat.text)}
+    text = mat.text
+    src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, _STATUS_LEADS))}
     if not src:
         return
     for m in _STATUS_CLAIM.finditer(out):
@@ -1721,6 +1793,23 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
                 m.end("c"),
                 f"HTTP {m.group('c')}; the material shows {', '.join(sorted(src))}",
             )
+
+
+# Every _STATUS_SOURCE match starts with one of these (it is case-sensitive,
+# and each alternative opens with its literal): finditer tried there only.
+_STATUS_LEADS = ("HTTP", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "→", "status")
+
+
+def _occurrences(text: str, literals: tuple[str, ...]) -> list[int]:
+    """Where each of ``literals`` occurs in ``text``, overlaps included (in no
+    particular order; :func:`tried_at` sorts them)."""
+    found: list[int] = []
+    for lit in literals:
+        i = text.find(lit)
+        while i >= 0:
+            found.append(i)
+            i = text.find(lit, i + 1)
+    return found
 
 
 def _versions(out: str, mat: Material) -> Iterator[Signal]:

@@ -671,6 +671,27 @@ _ATTRIBUTION_LITERALS: tuple[str, ...] = (
     " advises",
     " recommends",
 )
+# What every _ATTRIBUTION match starts with (lowercase): its fixed phrases,
+# "as the ", "from the " and "the " before each noun of its "the X says"
+# form ("the doc" also opens "the docs" and "the documentation", "the log"
+# "the logs"). The lowered twin is tried only there: a search ran the
+# matcher at every character of the output.
+_ATTRIBUTION_LEADS: tuple[str, ...] = (
+    "per the",
+    "according to the",
+    "as the ",
+    "from the ",
+    *(
+        f"the {noun}"
+        for noun in (
+            "report", "doc", "runbook", "policy", "scan", "audit", "log", "table", "changelog",
+            "manual", "transcript", "guide", "study", "abstract",
+        )
+    ),
+    "verbatim",
+    "if memory serves",
+    "if i remember",
+)  # fmt: skip
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 
 
@@ -1452,7 +1473,8 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     if not loose or _cannot_match(out, _ATTRIBUTION_SET):
         return
     if out.isascii():
-        cues = _ATTRIBUTION_LOWER.finditer(_lowered(out))
+        low = _lowered(out)
+        cues = tried_at(_ATTRIBUTION_LOWER, low, _occurrences(low, _ATTRIBUTION_LEADS))
     else:
         cues = _ATTRIBUTION.finditer(out)
     for cue in cues:

@@ -97,3 +97,26 @@ def test_false_success_reordered_flags_the_same(material: str, output: str) -> N
         assert list(hg._false_success(output, mat)) == []
         return
     assert list(hg._false_success(output, mat)) == _false_success_plain(output, mat)
+
+
+attribution_texts = st.lists(
+    st.sampled_from(
+        [
+            "per the", "according to the", "as the ", "as the team says", "from the ",
+            "from the docs", "the report says", "the doc", "the docs states", "the logs show",
+            "the documentation notes", "the audit confirms", "the ", "verbatim", "if memory serves",
+            "if i remember", " says", " shows", "the", "as", "x", " ", ".", "\n", "_", "-",
+        ]
+    ),
+    max_size=20,
+).map("".join)  # fmt: skip
+
+
+@given(attribution_texts)
+@example("as the report says")
+@settings(max_examples=400, deadline=None)
+def test_attribution_cues_tried_at_their_leads(output: str) -> None:
+    low = output.lower()
+    places = hg._occurrences(low, hg._ATTRIBUTION_LEADS)
+    anchored = tried_at(hg._ATTRIBUTION_LOWER, low, places)
+    assert _spans(anchored) == _spans(hg._ATTRIBUTION_LOWER.finditer(low))

@@ -2019,6 +2019,48 @@ def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
     return loose
 
 
+def _twin_candidates(out: str, out_nums: list[Num], mat: Material) -> list[Num]:
+    """The output figures a figure signal could read, in order: all of them
+    when the output may attribute a figure to the source (any figure in a
+    cue's sentence is read), else those whose twin-table lookup in
+    ``_near_miss_numbers`` finds an entry or whose unit the material measures
+    in (``_unit_mismatch``). Why: the loose figures are grounded against the
+    material (its pairwise derivations built and sorted) before those
+    signals read them, and on the varied cases 3 of ~8,700 output figures
+    could be read at all; the other signals that read figures take
+    ``out_nums``. The compiled filter when it is built."""
+    if mat.has_source and not _cannot_match(out, _ATTRIBUTION_SET):
+        return out_nums
+    src_keys, src_sig = mat.twin_tables
+    if _twin_candidates_kernel is not None:
+        return _twin_candidates_kernel(out_nums, src_keys, src_sig, mat.units)
+    return _twin_candidates_reference(out_nums, src_keys, src_sig, mat.units)
+
+
+# The compiled filter; None with an older build of the kernel (or none).
+_twin_candidates_kernel: (
+    Callable[[list[Num], dict[str, Num], dict[str, Num], set[str]], list[Num]] | None
+) = getattr(_numkernel, "twin_candidates", None)
+
+
+def _twin_candidates_reference(
+    nums: list[Num], src_keys: dict[str, Num], src_sig: dict[str, Num], units: set[str]
+) -> list[Num]:
+    """The filter of :func:`_twin_candidates` in pure Python: the reference
+    ``_numkernel.twin_candidates`` must equal (same figures, same order)."""
+    kept: list[Num] = []
+    for n in nums:
+        digits = n.digits
+        by_digits = len(digits.replace(",", "").replace(".", "")) >= 3
+        if (
+            (by_digits and _digit_key(digits) in src_keys)
+            or ((n.value >= 100 or "." in digits) and _sig_digits(n.value) in src_sig)
+            or (n.unit is not None and n.unit in units)
+        ):
+            kept.append(n)
+    return kept
+
+
 def _figures_matter(out: str, mat: Material) -> bool:
     """Whether a signal could read the output's figures, decided from the
     material (and one literal test of the output) before they are scanned:
@@ -2051,7 +2093,9 @@ def signals(
     nums: list[Num] = []
     if _figures_matter(out, mat):
         out_nums = numbers(out)
-        nums = _loose(out_nums, mat)
+        # only the figures those signals could read are grounded (the same
+        # ones are flagged: each signal filters the loose figures one by one)
+        nums = _loose(_twin_candidates(out, out_nums, mat), mat)
     # Each signal below is called only when its first test (repeated here, a
     # cheap one) lets it find something: a generator that ends at once still
     # cost a frame and a resumption, eighteen times per evaluation. The order

@@ -1683,6 +1683,14 @@ def _key_words(key: str) -> list[str]:
 
 
 def _key_starts(text: str, word: str) -> list[int]:
+    """:func:`_key_starts_reference`, compiled when the kernel is built (a
+    short key such as "ok" occurs inside many words, a Python step each)."""
+    if _halkernel is not None:
+        return _halkernel.key_starts(text, word)
+    return _key_starts_reference(text, word)
+
+
+def _key_starts_reference(text: str, word: str) -> list[int]:
     """The offsets at which ``word`` (not empty) occurs in ``text``, overlaps
     included, where a key pattern's opening ``(?<![\\w-])`` holds: at the
     text start, or after a character that is neither ``\\w``

@@ -2,7 +2,7 @@
  * evaluators.rules._halkernel: the material-side scans of
  * no_hallucination_markers (evaluators/rules/hallucination_grounded.py), in C.
  *
- * Seven functions, each equal to a pure-Python reference in
+ * Eight functions, each equal to a pure-Python reference in
  * hallucination_grounded.py, which stays the fallback:
  *
  *   any_in(hay, literals) -> bool                  ``_any_in_reference``
@@ -12,6 +12,7 @@
  *   assign_runs(text, value_after) -> list[int]    ``_assign_runs_reference``
  *   assign_settings(text, value_after) -> list | None  ``_assign_settings_reference``
  *   csv_row_possible(text, most) -> bool           ``_csv_row_possible_reference``
+ *   key_starts(text, word) -> list[int]            ``_key_starts_reference``
  *
  * Why this exists: the flag pass (``_AssignStarts``) reversed the whole
  * material, found each ``:``/``=`` with ``str.find`` and ran two regex
@@ -531,6 +532,50 @@ static PyObject *any_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_FALSE;
 }
 
+/* -- key_starts: ``_key_starts_reference`` ----------------------------------
+ *
+ * The offsets at which ``word`` occurs in ``text``, overlaps
+ * included, where a flag key's opening ``(?<![\w-])`` holds: at the text
+ * start or after a character that is neither ``str.isalnum``
+ * (Py_UNICODE_ISALNUM), ``_`` nor ``-``. Each occurrence is found by
+ * PyUnicode_Find, the search ``str.find`` runs, from one past the last, as
+ * the reference loop does; a short key ("ok") mostly occurs inside other
+ * words ("token", "look"), and that loop was a Python step per occurrence. */
+
+static PyObject *key_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "key_starts(text: str, word: str) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *word = args[1];
+    text_t t;
+    if (text_of(text, &t, "key_starts") < 0) return NULL;
+    if (PyUnicode_READY(word) < 0) return NULL;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    Py_ssize_t i = PyUnicode_Find(text, word, 0, t.n, 1);
+    while (i >= 0) {
+        Py_UCS4 c = i ? at(&t, i - 1) : 0;
+        if (!i || !(Py_UNICODE_ISALNUM(c) || c == '_' || c == '-')) {
+            PyObject *at_i = PyLong_FromSsize_t(i);
+            if (at_i == NULL || PyList_Append(found, at_i) < 0) {
+                Py_XDECREF(at_i);
+                Py_DECREF(found);
+                return NULL;
+            }
+            Py_DECREF(at_i);
+        }
+        if (i + 1 > t.n) break; /* str.find past the end: -1 (an empty word gets here) */
+        i = PyUnicode_Find(text, word, i + 1, t.n, 1);
+    }
+    if (i == -2) { /* PyUnicode_Find failed */
+        Py_DECREF(found);
+        return NULL;
+    }
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"csv_row_possible", (PyCFunction)(void (*)(void))csv_row_possible, METH_FASTCALL,
      "csv_row_possible(text, most) -> whether some comma may end a CSV row's label."},
@@ -546,6 +591,8 @@ static PyMethodDef methods[] = {
      "assign_runs(text, value_after) -> the starts of the runs a flag assignment can key."},
     {"assign_settings", (PyCFunction)(void (*)(void))assign_settings, METH_FASTCALL,
      "assign_settings(text, value_after) -> the (key, value) flag assignments, or None."},
+    {"key_starts", (PyCFunction)(void (*)(void))key_starts, METH_FASTCALL,
+     "key_starts(text, word) -> where word occurs with no word character or dash before."},
     {NULL, NULL, 0, NULL},
 };
 

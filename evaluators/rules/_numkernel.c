@@ -2,7 +2,7 @@
  * evaluators.rules._numkernel: the text scans of the grounded rules
  * (no_hallucination_markers, grounded_in_reads), in C.
  *
- * Eleven functions, each equal to a pure-Python reference that stays the
+ * Twelve functions, each equal to a pure-Python reference that stays the
  * fallback: ``numbers`` (figures, below), ``locations`` and ``ground_add``
  * (grounding.py's cited locations and the ground they are checked against),
  * ``file_spans`` and ``version_spans`` (file names and versions), and
@@ -11,7 +11,8 @@
  * ``pair_derivations`` (the material's derived figures), and ``unsupported``
  * (grounding.py's decision of which cited locations nothing read supports),
  * and ``twin_tables`` (the material's figures by digits, for near misses),
- * and ``near_misses`` (the output's figures with a twin there of another value).
+ * and ``near_misses`` (the output's figures with a twin there of another value),
+ * and ``twin_candidates`` (the output's figures those signals could read at all).
  * Each section below states its contract and why the scan is the pattern's.
  *
  * Why this exists: ``hallucination_grounded.numbers`` reads every figure of
@@ -1337,6 +1338,84 @@ error:
     return NULL;
 }
 
+/* -- twin candidates (hallucination_grounded._twin_candidates_reference) ----
+ *
+ * ``twin_candidates(nums, src_keys, src_sig, units)`` returns, in order, the
+ * output figures (``Num`` tuples) some figure signal could read: one whose
+ * table lookup in ``near_misses`` above finds an entry (the same keys under
+ * the same conditions: sorted digits when it holds three or more characters
+ * other than "," and ".", significant digits when it is 100 or more or has
+ * a decimal point; a superset of the figures it flags, as it also compares
+ * values), or whose unit is one of ``units`` (the material's, which
+ * ``_unit_mismatch`` reads). Why: the figures are grounded against the
+ * material (its pairwise derivations sorted once) before those signals run,
+ * and on the varied cases 3 of ~8,700 output figures could be read by them;
+ * the filter first leaves the grounding nearly nothing to do.
+ */
+
+static PyObject *twin_candidates(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) ||
+        !PyDict_Check(args[2]) || !PyAnySet_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "twin_candidates(nums: list, src_keys: dict, src_sig: dict, units: set)");
+        return NULL;
+    }
+    PyObject *nums = args[0], *keys = args[1], *sig = args[2], *units = args[3];
+    PyObject *kept = PyList_New(0);
+    if (kept == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nums); i++) {
+        PyObject *num = PyList_GET_ITEM(nums, i);
+        if (!is_num(num, 1)) {
+            PyErr_SetString(PyExc_TypeError, "nums must be Num tuples");
+            goto error;
+        }
+        Py_INCREF(num); /* held while Python code (a key's __eq__, a unit's __hash__) may run */
+        double value = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(num, 0));
+        PyObject *digits = PyTuple_GET_ITEM(num, 7);
+        if (PyUnicode_READY(digits) < 0) goto error_num;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(digits), marks = 0;
+        int dot = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(digits, j);
+            if (c == '.') dot = 1;
+            if (c == '.' || c == ',') marks++;
+        }
+        int found = 0;
+        if (n - marks >= 3 && PyDict_GET_SIZE(keys)) { /* the sorted-digit table */
+            PyObject *key = digit_key(digits);
+            if (key == NULL) goto error_num;
+            found = PyDict_Contains(keys, key);
+            Py_DECREF(key);
+            if (found < 0) goto error_num;
+        }
+        if (!found && (value >= 100 || dot) && PyDict_GET_SIZE(sig)) { /* significant digits */
+            PyObject *key = sig_digits(value);
+            if (key == NULL) goto error_num;
+            found = PyDict_Contains(sig, key);
+            Py_DECREF(key);
+            if (found < 0) goto error_num;
+        }
+        if (!found) { /* a unit the material measures in */
+            PyObject *unit = PyTuple_GET_ITEM(num, 3);
+            if (unit != Py_None) {
+                found = PySet_Contains(units, unit);
+                if (found < 0) goto error_num;
+            }
+        }
+        if (found && PyList_Append(kept, num) < 0) goto error_num;
+        Py_DECREF(num);
+        continue;
+    error_num:
+        Py_DECREF(num);
+        goto error;
+    }
+    return kept;
+error:
+    Py_DECREF(kept);
+    return NULL;
+}
+
 /* -- file names and versions (hallucination_grounded._files, _versions) ----
  *
  * ``file_spans(text)`` and ``version_spans(text)`` return the ``(start,
@@ -1841,6 +1920,8 @@ static PyMethodDef methods[] = {
      "twin_tables(nums) -> (figures by sorted digits, figures by significant digits)."},
     {"near_misses", (PyCFunction)(void (*)(void))near_misses, METH_FASTCALL,
      "near_misses(out, nums, src_keys, src_sig) -> the figure_not_in_material signals."},
+    {"twin_candidates", (PyCFunction)(void (*)(void))twin_candidates, METH_FASTCALL,
+     "twin_candidates(nums, src_keys, src_sig, units) -> the figures a figure signal could read."},
     {"file_spans", file_spans, METH_O, "file_spans(text) -> (start, end) of each file name."},
     {"version_spans", version_spans, METH_O, "version_spans(text) -> (start, end) of each version."},
     {NULL, NULL, 0, NULL},

@@ -29,3 +29,10 @@ def twin_tables(nums: list[Any], /) -> tuple[dict[str, Any], dict[str, Any]]: ..
 def near_misses(
     out: str, nums: list[Any], src_keys: dict[str, Any], src_sig: dict[str, Any], /
 ) -> list[tuple[str, int, int, str]]: ...
+def twin_candidates(
+    nums: list[Any],
+    src_keys: dict[str, Any],
+    src_sig: dict[str, Any],
+    units: set[str] | frozenset[str],
+    /,
+) -> list[Any]: ...

@@ -671,6 +671,27 @@ _ATTRIBUTION_LITERALS: tuple[str, ...] = (
     " advises",
     " recommends",
 )
+# What every _ATTRIBUTION match starts with (lowercase): its fixed phrases,
+# "as the ", "from the " and "the " before each noun of its "the X says"
+# form ("the doc" also opens "the docs" and "the documentation", "the log"
+# "the logs"). The lowered twin is tried only there: a search ran the
+# matcher at every character of the output.
+_ATTRIBUTION_LEADS: tuple[str, ...] = (
+    "per the",
+    "according to the",
+    "as the ",
+    "from the ",
+    *(
+        f"the {noun}"
+        for noun in (
+            "report", "doc", "runbook", "policy", "scan", "audit", "log", "table", "changelog",
+            "manual", "transcript", "guide", "study", "abstract",
+        )
+    ),
+    "verbatim",
+    "if memory serves",
+    "if i remember",
+)  # fmt: skip
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 
 
@@ -757,24 +778,63 @@ assert len(_FAILURE_GATES) == len(_FAILURE_EVIDENCE)
 def _failure_reasons(mat: Material) -> list[str]:
     """``[why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]``,
     searching only where the pattern's literals occur."""
+    return list(_failure_reasons_iter(mat))
+
+
+def _failure_reasons_iter(mat: Material) -> Iterator[str]:
+    """The reasons of :func:`_failure_reasons`, in order, each decided only
+    when the one before was yielded (:func:`_false_success` reads the first).
+
+    A pattern whose gate literals are its anchors (every match starts at one
+    of them, or at an optional quote just before one, so a match exists iff
+    one starts at some occurrence) is tried only at those occurrences: the
+    status pattern opens with an optional quote under re.I, so a search ran
+    the matcher at every character of the material, on every tool result
+    holding "status" (a third of the rule on the worker's cases)."""
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
     # the compiled test itself, looked up per call (no wrapper frame per gate)
     any_in = _halkernel.any_in if _halkernel is not None else _any_in_reference
-    reasons: list[str] = []
-    for rx, why, literals, lowered in _FAILURE_TABLE:
-        if (not lowered or ascii_text) and not any_in(low if lowered else text, literals):
+    for rx, why, literals, lowered, anchored in _FAILURE_TABLE:
+        if lowered and not ascii_text:
+            if rx.search(text):
+                yield why
             continue
-        if rx.search(text):
-            reasons.append(why)
-    return reasons
+        hay = low if lowered else text
+        if not any_in(hay, literals):
+            continue
+        if anchored is None:
+            if rx.search(text):
+                yield why
+        elif _matches_at_some(anchored, hay, literals):
+            yield why
 
 
-# _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above.
-_FAILURE_TABLE: tuple[tuple[re.Pattern[str], str, tuple[str, ...], bool], ...] = tuple(
-    (rx, why, literals, lowered)
-    for (rx, why), (literals, lowered) in zip(_FAILURE_EVIDENCE, _FAILURE_GATES, strict=True)
+def _matches_at_some(rx: re.Pattern[str], hay: str, literals: tuple[str, ...]) -> bool:
+    """Whether ``rx`` matches at some occurrence of one of ``literals`` in ``hay``."""
+    match = rx.match
+    for lit in literals:
+        i = hay.find(lit)
+        while i >= 0:
+            if match(hay, i) is not None:
+                return True
+            i = hay.find(lit, i + 1)
+    return False
+
+
+# _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above;
+# the last column is the pattern to try at the gate literals when they are its
+# anchors (the lowered twin for a re.I pattern, read on the lowered ASCII
+# text), or None when the literals only gate a plain search.
+_FAILURE_ANCHORED = (False, True, False, True, True, True, True)
+_FAILURE_TABLE: tuple[
+    tuple[re.Pattern[str], str, tuple[str, ...], bool, re.Pattern[str] | None], ...
+] = tuple(
+    (rx, why, literals, lowered, (lowered_twin(rx) if lowered else rx) if anchored else None)
+    for (rx, why), (literals, lowered), anchored in zip(
+        _FAILURE_EVIDENCE, _FAILURE_GATES, _FAILURE_ANCHORED, strict=True
+    )
 )
 
 
@@ -822,6 +882,21 @@ _EMPTY_RESULT = re.compile(
     r"documents)\b",
     re.I,
 )
+# One of these (lowercase) is in every _EMPTY_RESULT match: its quoted keys
+# and its "0 <word>" forms.
+_EMPTY_RESULT_LITERALS: tuple[str, ...] = (
+    *(
+        f'"{key}"'
+        for key in (
+            "results", "items", "hits", "matches", "documents", "docs", "data", "files",
+            "records", "rows", "entries", "total", "count", "total_count", "num_results",
+        )
+    ),
+    "0 results",
+    "0 matches",
+    "0 hits",
+    "0 documents",
+)  # fmt: skip
 _FINDINGS_CLAIM = re.compile(
     r"\b(?:several|multiple|many|a few|some|two|three|four|five|\d+)\s+(?:\w+\s+)?(?:documents|"
     r"docs|results|matches|hits|files|records|entries|articles|pages)\b"
@@ -1030,6 +1105,7 @@ _PROHIBITION = re.compile(
     r"activate|use|run|deploy|disable|turn off|delete|remove)\s+(?P<obj>[`'\"]?[\w.-]+)",
     re.I,
 )
+_PROHIBITION_LEADS = ("do not", "don't", "never", "must not", "should not", "shouldn't")
 _VERB_CLASS = {
     "enable": "on",
     "turn on": "on",
@@ -1397,7 +1473,8 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
     if not loose or _cannot_match(out, _ATTRIBUTION_SET):
         return
     if out.isascii():
-        cues = _ATTRIBUTION_LOWER.finditer(_lowered(out))
+        low = _lowered(out)
+        cues = tried_at(_ATTRIBUTION_LOWER, low, _occurrences(low, _ATTRIBUTION_LEADS))
     else:
         cues = _ATTRIBUTION.finditer(out)
     for cue in cues:
@@ -1482,27 +1559,34 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not _any_in(mat.lower, _FAILURE_HINTS):
         return
-    reasons = _failure_reasons(mat)
-    if not reasons:
-        return
-    if out.isascii():
-        low = _lowered(out)
-        if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low)):
-            return
-    elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
+    # only the first reason is read; then the output's tests, the claim
+    # before the acknowledgement (a far cheaper scan, and it mostly fails)
+    reason = next(_failure_reasons_iter(mat), None)
+    if reason is None:
         return
     claim = _SUCCESS_CLAIM.search(out)
     if claim is None:
         return
+    if out.isascii():
+        low = _lowered(out)
+        # every _DENIAL match holds "no ": without one the substitution is the text
+        if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low) if "no " in low else low):
+            return
+    elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
+        return
     s, e = claim.start(), claim.end()
     while s < e and not out[s].isalnum():
         s += 1
-    yield ("success_over_failure", s, e, f"claims success while {reasons[0]}")
+    yield ("success_over_failure", s, e, f"claims success while {reason}")
 
 
 def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
     """Findings described over a search that returned nothing."""
     if not ("[" in mat.text or "0" in mat.text):
+        return
+    # every match holds one of the literals (re.I: on ASCII text, exactly when
+    # the lowered text does); the search runs the matcher at every quote
+    if mat.text.isascii() and not _any_in(mat.lower, _EMPTY_RESULT_LITERALS):
         return
     if not _EMPTY_RESULT.search(mat.text) or _EMPTY_ACK.search(out):
         return
@@ -1599,6 +1683,14 @@ def _key_words(key: str) -> list[str]:
 
 
 def _key_starts(text: str, word: str) -> list[int]:
+    """:func:`_key_starts_reference`, compiled when the kernel is built (a
+    short key such as "ok" occurs inside many words, a Python step each)."""
+    if _halkernel is not None:
+        return _halkernel.key_starts(text, word)
+    return _key_starts_reference(text, word)
+
+
+def _key_starts_reference(text: str, word: str) -> list[int]:
     """The offsets at which ``word`` (not empty) occurs in ``text``, overlaps
     included, where a key pattern's opening ``(?<![\\w-])`` holds: at the
     text start, or after a character that is neither ``\\w``
@@ -1616,7 +1708,16 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
     """The output recommends the very action the material forbids."""
     if not _any_in(mat.lower, ("not ", "don't", "never", "shouldn't")):
         return
-    for m in _PROHIBITION.finditer(mat.text):
+    text = mat.text
+    # every match starts with one of its openers (re.I: on ASCII text, where
+    # the lowered text has them at the same offsets); a search ran the
+    # matcher at every character
+    found = (
+        tried_at(_PROHIBITION, text, _occurrences(mat.lower, _PROHIBITION_LEADS))
+        if text.isascii()
+        else _PROHIBITION.finditer(text)
+    )
+    for m in found:
         verb = _VERB_CLASS[m.group("verb").lower()]
         obj = m.group("obj").strip("`'\"").lower()
         if len(obj) < 3:
@@ -1710,7 +1811,8 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
         and not _any_in(mat.text, ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"))
     ):
         return
-    src = {m.group("c") for m in _STATUS_SOURCE.finditer(mat.text)}
+    text = mat.text
+    src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, _STATUS_LEADS))}
     if not src:
         return
     for m in _STATUS_CLAIM.finditer(out):
@@ -1721,6 +1823,23 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
                 m.end("c"),
                 f"HTTP {m.group('c')}; the material shows {', '.join(sorted(src))}",
             )
+
+
+# Every _STATUS_SOURCE match starts with one of these (it is case-sensitive,
+# and each alternative opens with its literal): finditer tried there only.
+_STATUS_LEADS = ("HTTP", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "→", "status")
+
+
+def _occurrences(text: str, literals: tuple[str, ...]) -> list[int]:
+    """Where each of ``literals`` occurs in ``text``, overlaps included (in no
+    particular order; :func:`tried_at` sorts them)."""
+    found: list[int] = []
+    for lit in literals:
+        i = text.find(lit)
+        while i >= 0:
+            found.append(i)
+            i = text.find(lit, i + 1)
+    return found
 
 
 def _versions(out: str, mat: Material) -> Iterator[Signal]:
@@ -1908,6 +2027,48 @@ def _loose_reference(out_nums: list[Num], mat: Material) -> list[Num]:
     return loose
 
 
+def _twin_candidates(out: str, out_nums: list[Num], mat: Material) -> list[Num]:
+    """The output figures a figure signal could read, in order: all of them
+    when the output may attribute a figure to the source (any figure in a
+    cue's sentence is read), else those whose twin-table lookup in
+    ``_near_miss_numbers`` finds an entry or whose unit the material measures
+    in (``_unit_mismatch``). Why: the loose figures are grounded against the
+    material (its pairwise derivations built and sorted) before those
+    signals read them, and on the varied cases 3 of ~8,700 output figures
+    could be read at all; the other signals that read figures take
+    ``out_nums``. The compiled filter when it is built."""
+    if mat.has_source and not _cannot_match(out, _ATTRIBUTION_SET):
+        return out_nums
+    src_keys, src_sig = mat.twin_tables
+    if _twin_candidates_kernel is not None:
+        return _twin_candidates_kernel(out_nums, src_keys, src_sig, mat.units)
+    return _twin_candidates_reference(out_nums, src_keys, src_sig, mat.units)
+
+
+# The compiled filter; None with an older build of the kernel (or none).
+_twin_candidates_kernel: (
+    Callable[[list[Num], dict[str, Num], dict[str, Num], set[str]], list[Num]] | None
+) = getattr(_numkernel, "twin_candidates", None)
+
+
+def _twin_candidates_reference(
+    nums: list[Num], src_keys: dict[str, Num], src_sig: dict[str, Num], units: set[str]
+) -> list[Num]:
+    """The filter of :func:`_twin_candidates` in pure Python: the reference
+    ``_numkernel.twin_candidates`` must equal (same figures, same order)."""
+    kept: list[Num] = []
+    for n in nums:
+        digits = n.digits
+        by_digits = len(digits.replace(",", "").replace(".", "")) >= 3
+        if (
+            (by_digits and _digit_key(digits) in src_keys)
+            or ((n.value >= 100 or "." in digits) and _sig_digits(n.value) in src_sig)
+            or (n.unit is not None and n.unit in units)
+        ):
+            kept.append(n)
+    return kept
+
+
 def _figures_matter(out: str, mat: Material) -> bool:
     """Whether a signal could read the output's figures, decided from the
     material (and one literal test of the output) before they are scanned:
@@ -1940,7 +2101,9 @@ def signals(
     nums: list[Num] = []
     if _figures_matter(out, mat):
         out_nums = numbers(out)
-        nums = _loose(out_nums, mat)
+        # only the figures those signals could read are grounded (the same
+        # ones are flagged: each signal filters the loose figures one by one)
+        nums = _loose(_twin_candidates(out, out_nums, mat), mat)
     # Each signal below is called only when its first test (repeated here, a
     # cheap one) lets it find something: a generator that ends at once still
     # cost a frame and a resumption, eighteen times per evaluation. The order

@@ -1,6 +1,6 @@
 """no_hallucination_markers' compiled material scans equal the Python references.
 
-``_halkernel`` has seven functions, each of which must return exactly what
+``_halkernel`` has eight functions, each of which must return exactly what
 its reference in ``hallucination_grounded`` returns: ``any_in``
 (``_any_in_reference``, the material gates), ``has_digit``
 (``_has_digit_reference``), ``digit_sign_digit``
@@ -8,7 +8,8 @@ its reference in ``hallucination_grounded`` returns: ``any_in``
 (``_month_stems_reference``, on lowered ASCII text as the date pass calls it),
 ``assign_runs`` (``_assign_runs_reference``), ``assign_settings``
 (``_assign_settings_reference``, or None where it defers to it) and
-``csv_row_possible`` (``_csv_row_possible_reference``). Texts are drawn from the
+``csv_row_possible`` (``_csv_row_possible_reference``) and ``key_starts``
+(``_key_starts_reference``, the flag keys' start places). Texts are drawn from the
 characters the scans decide on (digits of several scripts, the signs, quotes,
 every kind of whitespace, the flag words in several cases, the letters that
 re.IGNORECASE folds to ASCII, astral characters), from any Unicode, and from
@@ -59,6 +60,9 @@ def _same(text: str) -> None:
         got = kernel.csv_row_possible(text, most)
         assert got is hg._csv_row_possible_reference(text, most)
     low = text.lower()
+    for word in ("ok", "a", "-", "key", "true", "é", "😀", "", text[:3], text[1:2], text):
+        assert kernel.key_starts(text, word) == hg._key_starts_reference(text, word)
+        assert kernel.key_starts(low, word) == hg._key_starts_reference(low, word)
     if low.isascii():
         stems, viable = kernel.month_stems(low)
         assert (stems, viable) == hg._month_stems_reference(low)
@@ -194,3 +198,16 @@ def test_the_kernel_checks_its_arguments() -> None:
         kernel.assign_runs("a:on")  # type: ignore[call-arg]
     with pytest.raises(ZeroDivisionError):
         kernel.assign_runs("a: ſ", lambda t, p: 1 / 0)
+
+
+def test_key_starts_checks_its_arguments_and_edges() -> None:
+    with pytest.raises(TypeError):
+        kernel.key_starts("a")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        kernel.key_starts(b"a", "a")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.key_starts("a", None)  # type: ignore[arg-type]
+    huge = ("tok ok-ok_ok.ok😀ok" * 3000)[:50_000]
+    for word in ("ok", "o", "😀", "", "ok.ok"):
+        assert kernel.key_starts(huge, word) == hg._key_starts_reference(huge, word)
+    assert kernel.key_starts("", "") == hg._key_starts_reference("", "") == [0]

@@ -18,7 +18,7 @@ from contextlib import suppress
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evaluators.config import EngineConfig
@@ -134,11 +134,24 @@ def _exact(x: Any) -> bool:
     return True
 
 
+def _plain_types(x: Any) -> bool:
+    """No value anywhere in ``x`` whose type has a metaclass of its own (the
+    kernel declines those, at any depth, and leaves them to the reference)."""
+    if type(type(x)) is not type:
+        return False
+    if isinstance(x, dict):
+        return all(_plain_types(v) for v in x.values())
+    if isinstance(x, list | tuple):
+        return all(_plain_types(v) for v in x)
+    return True
+
+
 @given(schemas, values)
 @settings(max_examples=1500, deadline=None)
+@example({"properties": {"a": {}}}, {"a": Odd()})  # declined: the odd value is nested
 def test_the_kernel_equals_the_reference(schema: Any, value: Any) -> None:
     _same(schema, value)
-    if _exact(schema) and type(type(value)) is type:
+    if _exact(schema) and _plain_types(value):
         assert kernel.plainly_valid(schema, value, KEYS) is not None or _raises(schema, value)
 
 

@@ -110,40 +110,16 @@ def _fold_slice(text: str) -> str:
     return " ".join(text[:SLICE_CAP].lower().replace("\u200b", "").split())
 
 
-# Each directive's words (its space-separated pieces). For the same reason a
-# directive word occurs in the lowered slice, so does each of these: a piece
-# holds no whitespace and no U+200B, and a directive in the folded slice
-# shows each of its pieces inside one of the folded slice's non-space runs,
-# which (without U+200B) are the lowered slice's runs as they were. So a
-# directive can be in the fold only when all of its pieces are in the lowered
-# slice; one set pass answers which pieces are. Why: "you" and "ai" (email,
-# said, retail) are in a third of tool results and each then paid a fold and
-# a set pass, while all the words of one directive together almost never are.
-_DIRECTIVE_PIECES: tuple[frozenset[str], ...] = tuple(frozenset(d.split(" ")) for d in DIRECTIVES)
-_PIECE_SET = LiteralSet(p for ps in _DIRECTIVE_PIECES for p in ps)
-
-
 def _may_hold_directive(text: str) -> bool:
-    """False only when ``_fold_slice(text)`` holds no directive phrase: a
-    lowered slice without U+200B must hold every piece of one directive
-    (see ``_DIRECTIVE_PIECES``). One set pass instead of a fold."""
+    """False only when ``_fold_slice(text)`` holds no directive phrase (see
+    ``_DIRECTIVE_WORDS``); a few ``in`` tests instead of a fold and a set pass."""
     low = text[:SLICE_CAP].lower()
     if "\u200b" in low:
         return True
-    present = _PIECE_SET.present(low)
-    if not present:
-        return False
-    return any(ps <= present for ps in _DIRECTIVE_PIECES)
-
-
-def _may_hold_directive_words(text: str) -> bool:
-    """The earlier, coarser gate (one of ``_DIRECTIVE_WORDS`` in the lowered
-    slice): the tests check that :func:`_may_hold_directive` implies it and
-    that neither misses a directive."""
-    low = text[:SLICE_CAP].lower()
-    if "\u200b" in low:
-        return True
-    return any(w in low for w in _DIRECTIVE_WORDS)
+    for w in _DIRECTIVE_WORDS:  # noqa: SIM110 - a plain loop: no generator per tool result
+        if w in low:
+            return True
+    return False
 
 
 def no_injection_compliance(ctx: EvalContext) -> Outcome:

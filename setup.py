@@ -19,6 +19,7 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/_riskkernel.c``: the risk layer's sampled interval (per-draw noisy-OR, sorted).
 * ``evaluators/rules/_keykernel.c``: a tool step input's loop key and JSON text.
 * ``evaluators/rules/_stubkernel.c``: no_stub_output's marker-word scan.
+* ``evaluators/text/_litkernel.c``: LiteralSet's one-pass literal presence.
 """
 
 from setuptools import Extension, setup
@@ -45,5 +46,6 @@ setup(
         _ext("evaluators._riskkernel", "evaluators/_riskkernel.c"),
         _ext("evaluators.rules._keykernel", "evaluators/rules/_keykernel.c"),
         _ext("evaluators.rules._stubkernel", "evaluators/rules/_stubkernel.c"),
+        _ext("evaluators.text._litkernel", "evaluators/text/_litkernel.c"),
     ]
 )

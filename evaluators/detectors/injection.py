@@ -547,12 +547,39 @@ def _exfil_images(t: str, found: list[list[int] | None]) -> list[Candidate]:
     return out
 
 
+def _nothing_to_try(found: list[list[int] | None]) -> bool:
+    """Whether the scan leaves every tier but the directive keys nothing to
+    do: no pattern has a place, no machine word occurs, and no structural
+    gate literal (hidden style, comment opener, image, system tag) occurs.
+    Then the phrase tier, the addressee search, the forged-system tier, the
+    hidden blocks, base64 and the images each find nothing (each is gated on
+    exactly these items, see the functions), and the quotation spans they
+    read are never needed."""
+    # the structural gates (_HIDDEN, _COMMENT, _IMAGE, _SYSTEM_TAG) say "a
+    # literal is there" by an empty list; every other item is None or places
+    for item in found:
+        if item:
+            return False
+    return (
+        found[_HIDDEN] is None
+        and found[_COMMENT] is None
+        and found[_IMAGE] is None
+        and found[_SYSTEM_TAG] is None
+    )
+
+
 def find_injection(raw: str) -> list[Finding]:
-    """Injection-shaped spans in ``raw``: sorted by start, non-overlapping."""
+    """Injection-shaped spans in ``raw``: sorted by start, non-overlapping.
+
+    When the family scan leaves nothing to try (:func:`_nothing_to_try`:
+    most short answers), only the directive keys are looked for, without
+    building the quotation spans or calling the six empty tiers."""
     norm = normalized(raw)
     t = _unleet(norm.text)
-    quotes = _quotes(t)
     found = _FAMILY.scan(t)
+    if _nothing_to_try(found):
+        return finalize(norm, _directive_keys(t))
+    quotes = _quotes(t)
     cands = (
         _phrases(t, found, quotes)
         + _addressed(t, found, norm, quotes)

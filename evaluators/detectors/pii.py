@@ -14,10 +14,14 @@ from evaluators.detectors import personal, secrets
 from evaluators.detectors.findings import Finding, finalize, normalized
 from evaluators.detectors.personal import find_personal_candidates
 from evaluators.detectors.secrets import find_secret_candidates
+from evaluators.text.literals import LiteralSet
 from evaluators.text.normalize import NormalizedText
 
 # Every gate literal of the personal-data and secret detectors.
 _GATE_LITERALS: tuple[str, ...] = tuple(sorted({*personal.GATE_LITERALS, *secrets.GATE_LITERALS}))
+# The same literals compiled once (LiteralSet's kernel): ``_piikernel.present``
+# answers the same set but builds its tables on every call.
+_GATE_SET = LiteralSet(_GATE_LITERALS)
 
 #: Coarse entity family for each finding kind (what a reader would call it).
 ENTITY_OF_KIND: dict[str, str] = {
@@ -58,7 +62,12 @@ def find_pii(raw: str) -> list[Finding]:
     norm = normalized(raw)
     t = norm.text
     kernel = personal._piikernel
-    present = kernel.present(t, _GATE_LITERALS) if kernel is not None else None
+    if kernel is None:
+        present = None
+    elif _GATE_SET._matcher is not None:
+        present = _GATE_SET.present(t)
+    else:
+        present = kernel.present(t, _GATE_LITERALS)
     cands = find_personal_candidates(t, present) + find_secret_candidates(
         t, _raw_break_checker(norm), present
     )

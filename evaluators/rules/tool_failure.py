@@ -373,6 +373,43 @@ def _acknowledges_whole(whole_low: str, is_lowered_output: bool) -> bool:
     return _acknowledges_lower(whole_low, hedges=False)
 
 
+def _acknowledges_anywhere(whole_low: str, is_lowered_output: bool) -> bool:
+    """``_acknowledges_lower(whole_low)`` (hedges counted), read from the
+    lowered output's family as ``_acknowledges_whole`` reads it.
+
+    Why :func:`owns_failure` asks it first: for a ``whole_low`` without
+    "neither ", a clause or sentence of it that acknowledges (hedges counted)
+    makes this True. Blanking is local: no denial phrase holds a clause
+    break, a sentence end or a prefix or suffix of a break (checked below),
+    so no denial occurrence straddles a clause's or sentence's edge, and a
+    blanked clause is its stretch of the blanked whole (a blank run is eight
+    spaces or more and a denial holds single spaces, so none is made by
+    blanking); an acknowledgement or hedge phrase in that stretch is in the
+    blanked whole. Lowering is per character but for the final-sigma rule,
+    which changes no ASCII character. Only "neither ... nor" is read at the
+    first "neither " alone, so a text holding one is not answered here."""
+    if is_lowered_output and not _DENIAL_MEMBER.present(whole_low):
+        return _acknowledged(whole_low, _ACK_MEMBER.present(whole_low), True)
+    return _acknowledges_lower(whole_low)
+
+
+def _straddles(phrase: str, brk: str) -> bool:
+    """Whether an occurrence of ``phrase`` can cover part of ``brk`` and the
+    text on one side of it (or all of it): what ``_acknowledges_anywhere``
+    needs never to happen for a denial phrase."""
+    return (
+        brk in phrase
+        or any(phrase.endswith(brk[:k]) for k in range(1, len(brk) + 1))
+        or any(phrase.startswith(brk[-k:]) for k in range(1, len(brk) + 1))
+    )
+
+
+if any(_straddles(d, b) for d in DENIAL_PHRASES for b in CLAUSE_BREAKS) or any(
+    c in d for d in DENIAL_PHRASES for c in ".!?\n"
+):  # pragma: no cover - a table edit that breaks _acknowledges_anywhere's premise
+    raise AssertionError("a denial phrase can straddle a clause or sentence edge")
+
+
 def _acknowledged(low: str, present: frozenset[str], hedges: bool) -> bool:
     """The decision of ``_acknowledges_lower`` on the denial-blanked ``low``
     given the acknowledgement and hedge literals ``present`` in it."""
@@ -520,6 +557,10 @@ def owns_failure(step: Step, output: str, lowered: str | None = None) -> bool:
     # a clause can only name a term the whole (capped) output contains
     if not any((t in whole_low) if "." in t else (t in _whole_squashed(output)) for t in terms):
         return _acknowledges_whole(whole_low, whole)
+    if "neither " not in whole_low and not _acknowledges_anywhere(whole_low, whole):
+        # no clause or sentence can acknowledge (see _acknowledges_anywhere),
+        # and the whole does not either: owned nowhere, whether named or not
+        return False
     named = False
     for sentence_low, clauses in _sentence_rows(output):
         about = [c for c in clauses if _names_folded(c[0], c[1], terms)]

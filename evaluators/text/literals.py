@@ -27,6 +27,13 @@ from collections.abc import Iterable
 
 import re2
 
+# The compiled presence scan (evaluators/text/_litkernel.c); absent when the
+# extension was not built, and then the RE2 set (``_present_reference``) answers.
+try:
+    from evaluators.text import _litkernel
+except ImportError:  # pragma: no cover - depends on the build
+    _litkernel = None  # type: ignore[assignment]
+
 _MAX_MEM = 256 << 20  # ceiling for the DFA cache
 # Literal characters allowed in one set: <= 2 states per prefix at <= 4 KB each
 # is 64 MB at this cap, within the half of the budget RE2 gives the DFA.
@@ -36,7 +43,7 @@ _MAX_CHARS = 8192
 class LiteralSet:
     """A fixed set of ASCII literals and a one-pass ``present(text)`` test."""
 
-    __slots__ = ("_set", "literals")
+    __slots__ = ("_matcher", "_set", "literals")
 
     def __init__(self, literals: Iterable[str]) -> None:
         self.literals: tuple[str, ...] = tuple(sorted({lit for lit in literals if lit}))
@@ -51,9 +58,22 @@ class LiteralSet:
         for lit in self.literals:
             self._set.Add(re2.escape(lit))
         self._set.Compile()
+        self._matcher = _litkernel.compile(self.literals) if _litkernel is not None else None
 
     def present(self, text: str) -> frozenset[str]:
-        """The literals that occur in ``text`` (same as testing each with ``in``)."""
+        """The literals that occur in ``text`` (same as testing each with ``in``).
+
+        By the C kernel when built: one call with a trigram filter, instead of
+        the RE2 set's wrapper, encode and DFA (whose states are cold by the
+        time the next rule asks); :meth:`_present_reference` otherwise."""
+        matcher = self._matcher
+        if matcher is not None:
+            found: frozenset[str] = _litkernel.present(matcher, text)
+            return found
+        return self._present_reference(text)
+
+    def _present_reference(self, text: str) -> frozenset[str]:
+        """:meth:`present` by the RE2 set (the kernel's reference and the fallback)."""
         if not self.literals:
             return frozenset()
         data = text.encode("ascii") if text.isascii() else text.encode("utf-8", "surrogatepass")

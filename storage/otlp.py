@@ -145,24 +145,13 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
         job0, delta0 = pieces[0]
         if len(pieces) == 1 and trace_id not in existing_traces and _distinct(delta0):
             # The common case: a trace's first spans, in one request, none
-            # repeated: every piece is kept whole.
-            seq = 0
-            arrival = arrivals[id(job0)]
-            for piece in delta0.pieces:
-                batch_rows.append(batch_values(tenant_id, trace_id, seq, piece, arrival))
-                seq += len(piece.span_ids)
-            has_root, root_span_id = delta0.has_root, delta0.root_span_id
-            error, finalize, first_start = delta0.error, delta0.finalize, delta0.first_start
-            fresh = seq
+            # repeated: every piece is kept whole, no per-span walk.
+            fresh = _whole_pieces(tenant_id, trace_id, delta0, arrivals[id(job0)], batch_rows)
         else:
             fresh = _fold_pieces(
                 tenant_id, trace_id, pieces, stored.get(trace_id, []), arrivals, batch_rows
             )
-            has_root = any(d.has_root for _, d in pieces)
-            root_span_id = next((d.root_span_id for _, d in pieces if d.has_root), None)
-            error = any(d.error for _, d in pieces)
-            finalize = any(d.finalize for _, d in pieces)
-            first_start = min(d.first_start for _, d in pieces)
+        has_root, root_span_id, error, finalize, first_start = _trace_facts(pieces)
         if trace_id not in existing_traces:
             arrival = arrivals[id(job0)]
             new_rows.append(
@@ -224,12 +213,39 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
 
 
 def _distinct(delta: TraceDelta) -> bool:
-    """Whether no span id repeats within the delta (one piece: a set's size)."""
-    if len(delta.pieces) == 1:
-        ids = delta.pieces[0].span_ids
-        return len(set(ids)) == len(ids)
-    every = [sid for piece in delta.pieces for sid in piece.span_ids]
-    return len(set(every)) == len(every)
+    """Whether no span id repeats within the delta."""
+    ids = [sid for piece in delta.pieces for sid in piece.span_ids]
+    return len(set(ids)) == len(ids)
+
+
+def _trace_facts(
+    pieces: list[tuple[SpanBatchWrite, TraceDelta]],
+) -> tuple[bool, str | None, bool, bool, datetime]:
+    """(has root, root span id, error, finalize, first start) of a trace's
+    deltas in this write; one delta (the common case) gives its own."""
+    if len(pieces) == 1:
+        d = pieces[0][1]
+        return d.has_root, d.root_span_id, d.error, d.finalize, d.first_start
+    deltas = [d for _, d in pieces]
+    return (
+        any(d.has_root for d in deltas),
+        next((d.root_span_id for d in deltas if d.has_root), None),
+        any(d.error for d in deltas),
+        any(d.finalize for d in deltas),
+        min(d.first_start for d in deltas),
+    )
+
+
+def _whole_pieces(
+    tenant_id: str, trace_id: str, delta: TraceDelta, arrival: Any, out: list[tuple[Any, ...]]
+) -> int:
+    """Append the batch rows of a new trace's pieces, each kept whole;
+    returns how many spans they hold."""
+    seq = 0
+    for piece in delta.pieces:
+        out.append(batch_values(tenant_id, trace_id, seq, piece, arrival))
+        seq += len(piece.span_ids)
+    return seq
 
 
 def _fold_pieces(

@@ -109,8 +109,15 @@ def test_scenario_13_runs_that_measured_different_things(client: TestClient) -> 
             }
             client.post("/api/v1/evaluate", json=body)
     state = client.app.state.iris  # type: ignore[attr-defined]
-    with state.engine.begin() as conn:  # the new run was judged under another configuration
-        for row in conn.execute(Evaluation.__table__.select().where(Evaluation.run == "new")):
+    # The new run was judged under another configuration. Read first, then
+    # write in a transaction of its own: on SQLite a transaction that reads
+    # and then writes cannot take the write lock once the service's writer
+    # (its sweeps) has committed since the read, and fails at once ("database
+    # is locked") instead of waiting.
+    with state.engine.connect() as conn:
+        rows = conn.execute(Evaluation.__table__.select().where(Evaluation.run == "new")).all()
+    with state.engine.begin() as conn:
+        for row in rows:
             provenance = {**row.provenance, "configHash": "f" * 64}
             conn.execute(
                 update(Evaluation).where(Evaluation.id == row.id).values(provenance=provenance)

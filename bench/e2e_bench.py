@@ -4,8 +4,11 @@
 Starts a real ``iris serve`` (SQLite in a scratch home, or the PostgreSQL URL
 given), drives it with ``shared/bench/otlp_load.py``, and samples the
 database until every trace has a stored verdict. Prints spans/s stored,
-traces/s evaluated, the evaluation queue depth over time, and the p50/p99
-delay from a trace's root span arriving to its verdict being stored.
+traces/s evaluated, the evaluation queue depth over time, the p50/p99
+delay from a trace's root span arriving to its verdict being stored, and
+where the machine's CPU went meanwhile (the receiving process, the workers,
+the load generator), in ms per trace, measured after the server's processes
+finished starting.
 
     python bench/e2e_bench.py --traces 5000 --workers 2
     python bench/e2e_bench.py --db-url postgresql://... --workers 1
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import socket
 import statistics
@@ -55,6 +59,76 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_snapshot(server_pid: int) -> dict[str, float]:
+    """CPU seconds so far of the server's own process, of each of its child
+    processes (the evaluator workers), and of this process (the paced sender
+    and the sampler), keyed ``receiver``, ``worker <pid>``, ``bench``."""
+    out = {"receiver": process_cpu(server_pid)}
+    try:
+        children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for child in children:
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"resource_tracker" not in cmdline:  # multiprocessing's helper, not a worker
+            out[f"worker {child}"] = process_cpu(int(child))
+    usage = os.times()
+    out["bench"] = usage.user + usage.system
+    return out
+
+
+def settle(server_pid: int, timeout: float = 20.0) -> None:
+    """Wait until the server's processes stop using CPU (the workers import
+    and warm up after the health check answers), so the CPU figures are the
+    load's, not start-up's."""
+    deadline = time.monotonic() + timeout
+    last = cpu_snapshot(server_pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        now = cpu_snapshot(server_pid)
+        busy = [k for k in now if k != "bench" and now[k] - last.get(k, 0.0) > 0.02]
+        if not busy:
+            return
+        last = now
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (the load generator)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def print_cpu(before: dict[str, float], after: dict[str, float], traces: int) -> None:
+    """Where the machine's CPU went while the load was judged: per process
+    group, seconds and ms per trace, and the total against the cores."""
+    used = {k: after[k] - before.get(k, 0.0) for k in after}
+    workers = sorted(k for k in used if k.startswith("worker "))
+    groups = [("receiver", used.get("receiver", 0.0))]
+    groups.append((f"{len(workers)} workers", sum(used[k] for k in workers)))
+    groups.append(
+        ("load generator + sampler", used.get("load generator", 0.0) + used.get("bench", 0.0))
+    )
+    total = sum(v for _, v in groups)
+    print(
+        "CPU while the load was taken and judged (s, ms per trace): "
+        + ", ".join(f"{name} {v:.1f} s = {v * 1000 / traces:.3f}" for name, v in groups)
+        + f"; total {total:.1f} s = {total * 1000 / traces:.3f} ms per trace "
+        f"(the machine's {os.cpu_count()} cores give {os.cpu_count() or 1} s per second)"
+    )
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -224,6 +298,8 @@ def main() -> int:
             if args.protocol == "grpc"
             else f"http://127.0.0.1:{http_port}/v1/traces"
         )
+        settle(server.pid)
+        cpu_before = {**cpu_snapshot(server.pid), "load generator": children_cpu()}
         sender: PacedSender | None = None
         load: subprocess.Popen[str] | None = None
         if args.rate:
@@ -269,8 +345,10 @@ def main() -> int:
                 evaluated_at = elapsed
                 break
             time.sleep(0.5)
+        cpu_after = cpu_snapshot(server.pid)
         if load is not None:
             load_out = load.communicate(timeout=60)[0]
+            cpu_after["load generator"] = children_cpu()
         else:
             assert sender is not None
             sender.join(timeout=60)
@@ -317,6 +395,7 @@ def main() -> int:
             f"  {elapsed:6.1f}: queue {point['queue']:>6}  "
             f"evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
         )
+    print_cpu(cpu_before, cpu_after, args.traces)
     if waits:
         print(f"mean delay {statistics.mean(waits):.2f} s over {len(waits)} traces")
     return 0 if evaluated_at else 1

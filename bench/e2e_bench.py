@@ -127,7 +127,7 @@ def print_cpu(before: dict[str, float], after: dict[str, float], traces: int) ->
         "CPU while the load was taken and judged (s, ms per trace): "
         + ", ".join(f"{name} {v:.1f} s = {v * 1000 / traces:.3f}" for name, v in groups)
         + f"; total {total:.1f} s = {total * 1000 / traces:.3f} ms per trace "
-        f"(the machine's {os.cpu_count()} cores give {os.cpu_count() or 1} s per second)"
+        f"({os.cpu_count()} cores: {os.cpu_count()} s of CPU per second)"
     )
 
 

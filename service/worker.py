@@ -316,9 +316,10 @@ def tune_gc() -> None:
     gc.set_threshold(10_000, 10, 10)
 
 
-# A made-up agent run that reaches every bundle's rules (an ask with parts,
-# an answer with figures, a path, an address and a date, a read, a search and
-# a failed call, with a tools catalogue), for ``warm_up``.
+# A made-up agent run for ``warm_up`` that reaches every rule a stored trace
+# without an expected answer, trajectory or cost history reaches (an ask with
+# parts, an answer with figures, a path, an address and a date, a read, a
+# search and a failed call, with a tools catalogue).
 WARM_UP_TRACE = AgentTrace(
     agent_name="iris-warm-up",
     input="- Summarise the retention settings\n- Say how often the sweep runs",
@@ -350,7 +351,7 @@ def warm_up() -> dict[str, Any]:
     """Judge ``WARM_UP_TRACE`` once, before the first claim; returns its result.
 
     The engine builds much on first use — compiled patterns, the risk
-    layer's Beta draws, result plans, lexicons: ~0.25 s of CPU that would
+    layer's Beta draws, result plans, lexicons: ~0.2 s of CPU that would
     otherwise fall on the first batch a fresh or restarted worker claims,
     holding back those traces' verdicts while it is paid. Nothing is stored.
     """

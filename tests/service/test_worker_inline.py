@@ -162,23 +162,14 @@ def test_the_receivers_sweeps_are_jobs_of_its_writer_on_sqlite(
     assert traces and traces[0]["status"] == "ready", traces
 
 
-def test_the_warm_up_trace_reaches_every_bundle_and_stores_nothing(
-    make_client: Callable[..., TestClient],
-) -> None:
-    """A worker judges ``WARM_UP_TRACE`` before its first claim: it must
-    exercise the rules a real trace does (only those needing an expected
-    answer, a trajectory or a cost history skip) and leave no trace behind."""
-    client = make_client()
-    state = client.app.state.iris  # type: ignore[attr-defined]
+def test_the_warm_up_trace_judges_every_rule_a_plain_stored_trace_can() -> None:
+    """A worker judges ``WARM_UP_TRACE`` before its first claim, to build what
+    the engine builds on first use: it must reach the rules a stored trace
+    reaches, skipping only those that need an expected answer, a trajectory
+    or a cost history."""
     result = warm_up()
     skipped = {r["rule"] for r in result["rule_results"] if r["skipped"]}
     assert skipped == {"expected_coverage", "tool_sequence", "step_budget", "cost_anomaly"}
     assert result["rules_evaluated"] == len(result["rule_results"]) - len(skipped)
-    judged = {r["category"] for r in result["rule_results"] if not r["skipped"]}
-    assert judged == {"safety", "completeness", "relevance", "cost"}
-    assert {"no_tool_loop", "valid_tool_arguments", "tool_choice"} <= {
-        r["rule"] for r in result["rule_results"] if not r["skipped"]
-    }
-    with state.engine.connect() as conn:
-        assert conn.execute(select(EvaluationJob)).first() is None
-        assert conn.execute(select(Trace)).first() is None
+    judged = {r["rule"] for r in result["rule_results"] if not r["skipped"]}
+    assert {"no_pii", "no_tool_loop", "valid_tool_arguments", "tool_choice"} <= judged

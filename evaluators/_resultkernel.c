@@ -14,8 +14,9 @@
  * four more, each equal to its ``engine._*_py`` reference: ``signature``
  * (the outcomes' part of a plan key), ``copy_json`` (a copy of a cached
  * result skeleton), ``refill`` (the outcome-valued fields of its rule
- * results), ``weighted`` (a weighted mean score) and ``means`` (several,
- * rounded).
+ * results), ``refill_values`` (the same, for results kept apart from
+ * their descriptions), ``weighted`` (a weighted mean score) and ``means``
+ * (several, rounded).
  *
  * * ``template``: the rule's metadata fields in publication order
  *   (``_builtin_template``), read-only: it is copied, never changed;
@@ -500,6 +501,101 @@ static PyObject *refill(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssi
     Py_RETURN_NONE;
 }
 
+/* refill_values(templates, slots, outcomes, max_evidence): ``_refill_values_py``:
+ * the values a storing caller keeps of each rule result of a planned
+ * evaluation (``engine._assemble_split``), apart from its description: per
+ * rule a new list, a copy of its template, with the values the outcome gives
+ * set at the positions ``slots`` names (skipped, score, message, saw,
+ * evidence, skipReason, value; the last two -1 where the result has no such
+ * key), each as ``refill`` sets it in a whole result. */
+static int set_at(PyObject *list, PyObject *slots, Py_ssize_t k, PyObject *value) {
+    if (value == NULL)
+        return -1;
+    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, k));
+    if (i == -1 && PyErr_Occurred()) {
+        Py_DECREF(value);
+        return -1;
+    }
+    if (i < 0 || i >= PyList_GET_SIZE(list)) {
+        Py_DECREF(value);
+        PyErr_SetString(PyExc_IndexError, "refill_values: a slot is out of its template");
+        return -1;
+    }
+    PyList_SetItem(list, i, value); /* steals value, drops the template's */
+    return 0;
+}
+
+static int has_slot(PyObject *slots, Py_ssize_t k) {
+    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, k));
+    if (i == -1 && PyErr_Occurred())
+        return -1;
+    return i >= 0;
+}
+
+static PyObject *refill_values(PyObject *Py_UNUSED(self), PyObject *const *args,
+                               Py_ssize_t nargs) {
+    if (nargs != 4 || !PyTuple_CheckExact(args[0]) || !PyTuple_CheckExact(args[1]) ||
+        !PyList_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "refill_values(templates: tuple, slots: tuple, outcomes: list, "
+                        "max_evidence: int)");
+        return NULL;
+    }
+    PyObject *tpls = args[0], *slots_all = args[1], *outs = args[2];
+    Py_ssize_t n = PyTuple_GET_SIZE(tpls);
+    Py_ssize_t max_ev = PyLong_AsSsize_t(args[3]);
+    if (max_ev == -1 && PyErr_Occurred())
+        return NULL;
+    if (PyTuple_GET_SIZE(slots_all) != n || PyList_GET_SIZE(outs) != n) {
+        PyErr_SetString(PyExc_ValueError, "refill_values: one template and slots per outcome");
+        return NULL;
+    }
+    PyObject *result = PyList_New(n);
+    if (result == NULL)
+        return NULL;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *t = PyTuple_GET_ITEM(tpls, r), *sl = PyTuple_GET_ITEM(slots_all, r);
+        if (!PyList_CheckExact(t) || !PyTuple_CheckExact(sl) || PyTuple_GET_SIZE(sl) != 7) {
+            PyErr_SetString(PyExc_TypeError,
+                            "refill_values: a template is a list, its slots a 7-tuple");
+            goto fail;
+        }
+        PyObject *o = PyList_GET_ITEM(outs, r);
+        PyObject *v = PyList_GetSlice(t, 0, PyList_GET_SIZE(t));
+        if (v == NULL)
+            goto fail;
+        PyList_SET_ITEM(result, r, v); /* owned by result from here */
+        PyObject *score = oget(o, F_SCORE), *ev = NULL, *saw = NULL;
+        if (score == NULL)
+            goto fail;
+        int rc = set_at(v, sl, 1, round4_obj(score));
+        Py_DECREF(score);
+        if (rc < 0 || set_at(v, sl, 0, oget(o, F_SKIPPED)) < 0 ||
+            set_at(v, sl, 2, oget(o, F_MESSAGE)) < 0)
+            goto fail;
+        if ((saw = oget(o, F_SAW)) == NULL)
+            goto fail;
+        rc = set_at(v, sl, 3, PySequence_List(saw));
+        Py_DECREF(saw);
+        if (rc < 0 || (ev = oget(o, F_EVIDENCE)) == NULL)
+            goto fail;
+        rc = set_at(v, sl, 4, PySequence_GetSlice(ev, 0, max_ev));
+        Py_DECREF(ev);
+        if (rc < 0)
+            goto fail;
+        int has = has_slot(sl, 5);
+        if (has < 0 || (has && set_at(v, sl, 5, oget(o, F_SKIP_REASON)) < 0))
+            goto fail;
+        has = has_slot(sl, 6);
+        if (has < 0 || (has && set_at(v, sl, 6, oget(o, F_VALUE)) < 0))
+            goto fail;
+    }
+    return result;
+fail:
+    Py_DECREF(result);
+    return NULL;
+}
+
 /* weighted(outcomes, idx, weights, wsum): ``_weighted_py``: the weighted
  * mean of outcomes[i].score over i in idx, summed as evaluate() and
  * categories() sum it (from int 0, left to right, with Python's own ``*``,
@@ -774,6 +870,8 @@ static PyMethodDef methods[] = {
     {"copy_json", copy_json, METH_O, "copy_json(tree) -> a copy whose every dict and list is new"},
     {"refill", (PyCFunction)(void (*)(void))refill, METH_FASTCALL,
      "refill(results, outcomes, max_evidence) -> None; sets the outcome-valued fields of a planned evaluation's rule results"},
+    {"refill_values", (PyCFunction)(void (*)(void))refill_values, METH_FASTCALL,
+     "refill_values(templates, slots, outcomes, max_evidence) -> per rule its values, the outcome's set"},
     {"means", (PyCFunction)(void (*)(void))means, METH_FASTCALL,
      "means(outcomes, groups) -> the rounded weighted mean score of each group"},
     {"weighted", (PyCFunction)(void (*)(void))weighted, METH_FASTCALL,

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from evaluators.composer import (
     Composition,
@@ -34,6 +34,7 @@ from evaluators.request import EvaluationRequest
 from evaluators.risk import class_prior, rule_ppv_interval
 from evaluators.rules.base import MAX_EVIDENCE_ITEMS, Outcome, RuleSpec, skip
 from evaluators.rules.registry import BUNDLES, RULES, effective_critical, rules_for
+from evaluators.splitresults import RuleDescription, SplitResults
 from evaluators.stats import r4
 
 # The compiled result builder (evaluators/_resultkernel.c); absent when the
@@ -43,7 +44,13 @@ try:
 except ImportError:  # pragma: no cover - exercised by the fallback test
     _resultkernel = None  # type: ignore[assignment]
 
-__all__ = ["EngineConfig", "EvaluationRequest", "evaluate", "ruleset_hash"]
+__all__ = [
+    "EngineConfig",
+    "EvaluationRequest",
+    "evaluate",
+    "evaluate_for_storage",
+    "ruleset_hash",
+]
 
 _DEFAULT_CONFIG: EngineConfig | None = None
 _SUGGESTIONS: dict[str, str] = {
@@ -462,6 +469,32 @@ def evaluate(
 ) -> dict[str, Any]:
     """Judge one output; return the evaluate_output result of SPEC §5.2
     (minus ``id``/``trace_id``, which storage mints)."""
+    return _evaluate(request, config, deployed_rules, regex_budget_ms, None)
+
+
+def evaluate_for_storage(
+    request: EvaluationRequest,
+    config: EngineConfig | None = None,
+    deployed_rules: Sequence[CustomRuleDef] = (),
+    *,
+    static_keys: frozenset[str],
+) -> dict[str, Any]:
+    """``evaluate``'s result for a caller that stores it and lets it go: the
+    same values, but read-only (parts of it are shared with later results),
+    and its ``rule_results``, when every rule is built-in and the plan is
+    known, a ``SplitResults`` whose descriptions hold the values of
+    ``static_keys``; otherwise the whole list ``evaluate`` returns."""
+    return _evaluate(request, config, deployed_rules, None, static_keys)
+
+
+def _evaluate(
+    request: EvaluationRequest,
+    config: EngineConfig | None,
+    deployed_rules: Sequence[CustomRuleDef],
+    regex_budget_ms: float | None,
+    static_keys: frozenset[str] | None,
+) -> dict[str, Any]:
+    """``evaluate``, or ``evaluate_for_storage`` when ``static_keys`` is given."""
     global _DEFAULT_CONFIG
     if config is None:
         if _DEFAULT_CONFIG is None:
@@ -483,6 +516,8 @@ def evaluate(
     key = _plan_key(request, config, ctx, rows, outs)
     plan = _PLANS.get(key) if key is not None else None
     if type(plan) is _Plan and plan.rows is rows and plan.source is figures.source():
+        if static_keys is not None:
+            return _assemble_split(plan, outs, request, config, static_keys)
         return _assemble_planned(plan, outs, request, config)
     results = [make(o) for (_, make, _), o in zip(rows, outs, strict=True)]
     result, comp, _ = _assemble(request, config, eval_type, (), rows, results, ctx, None)
@@ -693,7 +728,7 @@ def _provenance(
 class _Plan:
     """What ``_assemble_planned`` needs of one plan key (read-only)."""
 
-    __slots__ = ("cats", "ev", "groups", "n_notes", "rows", "skeleton", "source", "whys")
+    __slots__ = ("cats", "ev", "groups", "n_notes", "rows", "skeleton", "source", "split", "whys")
 
     def __init__(
         self,
@@ -713,6 +748,7 @@ class _Plan:
         self.groups = ((ev,) if ev is not None else ()) + tuple(c[1:] for c in cats)
         self.whys = whys  # (position, question, its rows) explained by skip reasons
         self.n_notes = n_notes  # the question notes opening the interpretations
+        self.split: _SplitPlan | None = None  # its rule results apart (``_split_plan``)
 
 
 _NO_PLAN: Any = object()  # a key whose results always take ``_assemble``
@@ -857,11 +893,24 @@ def _assemble_planned(
     """``_assemble``'s result for outcomes of ``plan``'s key: a copy of its
     skeleton with the parts the outcomes' own values decide filled in."""
     k = _resultkernel
-    if k is not None:
-        copy, means, refill = k.copy_json, k.means, k.refill
-    else:
-        copy, means, refill = _copy_json_py, _means_py, _refill_py
+    copy, refill = (k.copy_json, k.refill) if k is not None else (_copy_json_py, _refill_py)
     res = copy(plan.skeleton)
+    _fill_planned(res, plan, outs, request, config)
+    refill(res["rule_results"], outs, MAX_EVIDENCE_ITEMS)
+    return res
+
+
+def _fill_planned(
+    res: dict[str, Any],
+    plan: _Plan,
+    outs: list[Outcome],
+    request: EvaluationRequest,
+    config: EngineConfig,
+) -> None:
+    """Set in ``res`` (a copy of ``plan``'s skeleton: at least its score,
+    categories' rows, coverage questions and provenance its own) what the
+    outcomes decide, but for the rule results."""
+    means = _resultkernel.means if _resultkernel is not None else _means_py
     if plan.groups:
         scores = means(outs, plan.groups)
         if plan.ev is not None:
@@ -882,8 +931,102 @@ def _assemble_planned(
         provenance = res["provenance"]
         provenance["irisVersion"] = config.iris_version
         provenance["judgedAt"] = judged_at
-    refill(res["rule_results"], outs, MAX_EVIDENCE_ITEMS)
+
+
+# A plan's rule results apart, for one set of static keys: (the static keys,
+# the descriptions, per rule its other values as the skeleton holds them, and
+# per rule the positions among them of the values its outcome gives:
+# skipped, score, message, saw, evidence, skipReason, value; -1 where absent).
+_Slots = tuple[int, int, int, int, int, int, int]
+_SplitPlan = tuple[
+    frozenset[str], tuple[RuleDescription, ...] | None, tuple[list[Any], ...], tuple[_Slots, ...]
+]
+_OWN_KEYS = ("skipped", "score", "message", "saw", "evidence", "skipReason", "value")
+
+
+def _split_plan(skeleton: list[dict[str, Any]], static_keys: frozenset[str]) -> _SplitPlan:
+    """The plan's rule results apart (``evaluators.splitresults``); no
+    descriptions when an outcome-valued key is static or a key is not a
+    string (then the result is built whole)."""
+    descriptions: list[RuleDescription] = []
+    templates: list[list[Any]] = []
+    slots: list[_Slots] = []
+    for d in skeleton:
+        keys = tuple(d)
+        if any(type(key) is not str for key in keys) or static_keys.intersection(_OWN_KEYS):
+            return static_keys, None, (), ()
+        desc = RuleDescription(keys, static_keys, d)
+        where = {key: i for i, key in enumerate(desc.dynamic_keys)}
+        sl = tuple(where.get(key, -1) for key in _OWN_KEYS)
+        if min(sl[:5]) < 0:  # a planned result holds these five (``_make_plan``)
+            return static_keys, None, (), ()
+        descriptions.append(desc)
+        templates.append([d[key] for key in desc.dynamic_keys])
+        slots.append(cast(_Slots, sl))
+    return static_keys, tuple(descriptions), tuple(templates), tuple(slots)
+
+
+def _assemble_split(
+    plan: _Plan,
+    outs: list[Outcome],
+    request: EvaluationRequest,
+    config: EngineConfig,
+    static_keys: frozenset[str],
+) -> dict[str, Any]:
+    """``_assemble_planned``'s result, read-only, its rule results a
+    ``SplitResults``: what skips the copy of the skeleton and of its rule
+    results' static values (~45 KiB of dicts and lists), which a storing
+    caller would only take apart again. Every part of the result it does not
+    set is the plan's own, shared: safe because the caller (storage) only
+    encodes it; ``evaluate`` never returns this form."""
+    split = plan.split
+    if split is None or not (split[0] is static_keys or split[0] == static_keys):
+        split = plan.split = _split_plan(plan.skeleton["rule_results"], static_keys)
+    descriptions = split[1]
+    if descriptions is None:
+        return _assemble_planned(plan, outs, request, config)
+    skeleton = plan.skeleton
+    res = dict(skeleton)  # the containers ``_fill_planned`` changes are copied
+    if plan.groups:
+        res["categories"] = {b: dict(row) for b, row in skeleton["categories"].items()}
+    if plan.whys:
+        coverage = skeleton["coverage"]
+        res["coverage"] = {**coverage, "questions": list(coverage["questions"])}
+    res["provenance"] = dict(skeleton["provenance"])
+    _fill_planned(res, plan, outs, request, config)
+    k = _resultkernel
+    refill = k.refill_values if k is not None else _refill_values_py
+    res["rule_results"] = SplitResults(
+        descriptions, refill(split[2], split[3], outs, MAX_EVIDENCE_ITEMS)
+    )
     return res
+
+
+def _refill_values_py(
+    templates: Sequence[list[Any]],
+    slots: Sequence[_Slots],
+    outs: list[Outcome],
+    max_evidence: int,
+) -> list[list[Any]]:
+    """The reference of ``_resultkernel.refill_values``: per rule a copy of
+    its values' template with the values its outcome gives set, as
+    ``_refill_py`` sets them in a whole result."""
+    out = []
+    for t, (skipped, score, message, saw, evidence, reason, value), o in zip(
+        templates, slots, outs, strict=True
+    ):
+        v = t.copy()
+        v[skipped] = o.skipped
+        v[score] = round(o.score, 4)
+        v[message] = o.message
+        v[saw] = list(o.saw)
+        v[evidence] = o.evidence[:max_evidence]
+        if reason >= 0:
+            v[reason] = o.skip_reason
+        if value >= 0:
+            v[value] = o.value
+        out.append(v)
+    return out
 
 
 def _copy_json_py(v: Any) -> Any:

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, select
 
 from evaluators.config import EngineConfig
 from evaluators.custom.definition import CustomRuleDef, revalidate
-from evaluators.engine import evaluate
+from evaluators.engine import evaluate_for_storage
 from evaluators.model import (
     AgentTrace,
     ExpectedToolCall,
@@ -29,7 +29,7 @@ from evaluators.model import (
 )
 from evaluators.request import EvaluationRequest
 from service.version import iris_version
-from storage import codec
+from storage import codec, ruleprofiles
 from storage.models import CustomRule
 
 EVAL_TYPES = ("completeness", "relevance", "safety", "cost", "custom", "all")
@@ -185,11 +185,17 @@ def deployed_entries(conn: Connection, tenant_id: str) -> list[dict[str, Any]]:
 def judge_trace(
     trace: AgentTrace, eval_type: str | None, deployed: Sequence[CustomRuleDef]
 ) -> dict[str, Any]:
-    """Evaluate one stored trace with the deployed rules, stamped now."""
+    """Evaluate one stored trace with the deployed rules, stamped now, for
+    storing: the result is read-only and its rule results may come apart
+    from their rules' descriptions (``evaluate_for_storage``), as
+    ``storage.ruleprofiles`` stores them; read as a sequence they are the
+    whole results ``evaluate`` gives."""
     request = EvaluationRequest.from_trace(
         trace, eval_type=eval_type if eval_type in EVAL_TYPES else None, judged_at=_now_iso()
     )
-    return evaluate(request, engine_config(), deployed)
+    return evaluate_for_storage(
+        request, engine_config(), deployed, static_keys=ruleprofiles.STATIC_KEYS
+    )
 
 
 def unknown_result(eval_type: str | None, reason: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, select
 
+from evaluators.splitresults import SplitResults
 from storage import ruleprofiles
 from storage.codec import iso
 from storage.fastinsert import insert_rows, update_rows
@@ -160,7 +161,7 @@ def failed_rule_rows(
     """
     rules: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for rule in result.get("rule_results", ()):
+    for rule in _not_passed(result.get("rule_results", ())):
         if rule.get("verdict") in _NOT_FAILED or _outcome(rule) != "failed":
             continue  # the verdict answers for most rules without _outcome
         name = str(rule.get("rule") or rule.get("ruleName") or "")
@@ -179,6 +180,20 @@ def failed_rule_rows(
             }
         )
     return rules
+
+
+def _not_passed(results: Any) -> Iterable[dict[str, Any]]:
+    """The rule results whose verdict is neither pass nor skipped, or all of
+    them: of a ``SplitResults`` only those are built whole (the verdict is
+    read from the kept values), since ``failed_rule_rows`` passes over the
+    others unread."""
+    if type(results) is not SplitResults:
+        return cast(Iterable[dict[str, Any]], results)
+    return [
+        d.whole(values)
+        for d, values in zip(results.descriptions, results.values, strict=True)
+        if d.value(values, "verdict") not in _NOT_FAILED
+    ]
 
 
 def insert_evaluations(

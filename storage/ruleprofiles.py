@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, select
 
+from evaluators.splitresults import RuleDescription, SplitResults
 from storage import jsontext
 from storage.fastinsert import insert_rows
 from storage.models import RuleProfile
@@ -159,7 +160,11 @@ def split(results: Any) -> tuple[Any, dict[str, Body]]:
     Values other than lists, and lists orjson cannot write (integers beyond 64
     bits), are stored as they are: the standard encoder writes those whole,
     non-finite floats as ``Infinity`` where orjson writes ``null``, and only
-    the whole value written by one encoder reads back as it did before."""
+    the whole value written by one encoder reads back as it did before. A
+    ``SplitResults`` (``evaluate_for_storage``) is stored as its whole list
+    would be, without building it (``_split_apart``)."""
+    if type(results) is SplitResults:
+        return _split_apart(results)
     if not isinstance(results, list):
         return results, {}
     shaped: list[tuple[tuple[str, ...], Shape, Any] | None] = []
@@ -179,6 +184,44 @@ def split(results: Any) -> tuple[Any, dict[str, Body]]:
     text = encode({MARKER: entries})
     if text is None:
         return results, {}
+    return jsontext.Encoded(text), profiles
+
+
+# id of a plan's descriptions -> (the descriptions, their profile ids, the profiles by id)
+_APART: dict[int, tuple[tuple[RuleDescription, ...], list[str], dict[str, Body]]] = {}
+
+
+def _split_apart(results: SplitResults) -> tuple[Any, dict[str, Body]]:
+    """``split`` of the whole results ``results`` stands for, from their
+    parts: what it skips is taking each result apart again (its key tuple,
+    two getters), the JSON of every description on every verdict, and the
+    hash of that text to find the verdict's profiles. Safe because
+    descriptions are read-only and one tuple of them stands for one plan
+    (``evaluators.splitresults``): their profile ids are worked out once per
+    tuple (kept alive here, so its id is not reused), from the same JSON
+    ``_profile`` reads of a whole result (its keys, its static values in
+    order), and each entry is the profile id and the other values in key
+    order, as ``split`` writes them."""
+    descriptions = results.descriptions
+    known = _APART.get(id(descriptions))
+    if known is None or known[0] is not descriptions:
+        ids: list[str] = []
+        profiles: dict[str, Body] = {}
+        for d in descriptions:
+            if any(k not in STATIC_KEYS for k in d.static_keys) or any(
+                k in STATIC_KEYS for k in d.dynamic_keys
+            ):
+                return split(results.whole())  # apart by other keys than ours
+            profile_id, body = _profile(d.keys, d.static_keys, d.static)
+            ids.append(profile_id)
+            profiles[profile_id] = body
+        known = _bounded(_APART, _VERDICT_LIMIT)[id(descriptions)] = (descriptions, ids, profiles)
+    _, ids, profiles = known
+    text = jsontext.encode_fast(
+        {MARKER: [[pid, *values] for pid, values in zip(ids, results.values, strict=True)]}
+    )
+    if text is None:  # orjson cannot write a value: as ``split`` stores the whole list
+        return split(results.whole())
     return jsontext.Encoded(text), profiles
 
 

@@ -57,6 +57,16 @@ class RuleDescription:
             return values[i]
         return self._static_of.get(key, default)
 
+    def position(self, key: str) -> int | None:
+        """Where among the values ``key``'s value is; None when it is static or absent."""
+        return self._where.get(key)
+
+    def view(self, values: Sequence[Any]) -> dict[str, Any]:
+        """The result dict, in key order, sharing its values with the
+        description and ``values``: for reading only (``whole`` copies)."""
+        static, where = self._static_of, self._where
+        return {k: static[k] if k in static else values[where[k]] for k in self.keys}
+
     def whole(self, values: Sequence[Any]) -> dict[str, Any]:
         """The result dict, in key order, sharing nothing with the description
         or ``values`` (every dict and list in it new)."""

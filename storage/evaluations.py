@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, select
 
-from evaluators.splitresults import SplitResults
+from evaluators.splitresults import RuleDescription, SplitResults
 from storage import ruleprofiles
 from storage.codec import iso
 from storage.fastinsert import insert_rows, update_rows
@@ -182,17 +182,28 @@ def failed_rule_rows(
     return rules
 
 
+# id of a plan's descriptions -> (the descriptions, where each one's verdict is among its values)
+_VERDICT_AT: dict[int, tuple[tuple[RuleDescription, ...], tuple[int | None, ...]]] = {}
+
+
 def _not_passed(results: Any) -> Iterable[dict[str, Any]]:
     """The rule results whose verdict is neither pass nor skipped, or all of
-    them: of a ``SplitResults`` only those are built whole (the verdict is
-    read from the kept values), since ``failed_rule_rows`` passes over the
-    others unread."""
+    them: of a ``SplitResults`` only those are built, as read-only views (the
+    verdict is read from the kept values at a place found once per plan),
+    since ``failed_rule_rows`` passes over the others unread and changes none."""
     if type(results) is not SplitResults:
         return cast(Iterable[dict[str, Any]], results)
+    descriptions = results.descriptions
+    known = _VERDICT_AT.get(id(descriptions))
+    if known is None or known[0] is not descriptions:
+        if len(_VERDICT_AT) >= 512:
+            _VERDICT_AT.clear()
+        at = tuple(d.position("verdict") for d in descriptions)
+        known = _VERDICT_AT[id(descriptions)] = (descriptions, at)  # kept alive: ids stay
     return [
-        d.whole(values)
-        for d, values in zip(results.descriptions, results.values, strict=True)
-        if d.value(values, "verdict") not in _NOT_FAILED
+        d.view(values)
+        for d, values, i in zip(descriptions, results.values, known[1], strict=True)
+        if (values[i] if i is not None else d.value(values, "verdict")) not in _NOT_FAILED
     ]
 
 

@@ -35,6 +35,8 @@ def dumps(value: Any) -> str:
     the standard library's compact encoding would give."""
     if type(value) is Encoded:
         return str(value)
+    if type(value) is list and not value:  # a verdict's empty lists: no orjson call
+        return "[]"
     text = encode_fast(value)
     return text if text is not None else _fallback(value)
 

@@ -169,3 +169,8 @@ def test_a_description_reads_its_values() -> None:
     assert d.value(["fail", 0.5], "rule") == "r"
     assert d.value(["fail", 0.5], "absent", 7) == 7
     assert d.whole(["fail", [1]]) == {"rule": "r", "verdict": "fail", "score": [1]}
+    values: list[Any] = ["fail", [1]]
+    view, whole = d.view(values), d.whole(values)
+    assert list(view.items()) == list(whole.items())
+    assert view["score"] is values[1] and whole["score"] is not values[1]
+    assert (d.position("score"), d.position("rule"), d.position("absent")) == (1, None, None)

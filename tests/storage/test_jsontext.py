@@ -69,3 +69,8 @@ class _Key(str):
 def test_non_string_keys_are_encoded_as_before() -> None:
     value = {1: "a", "b": {2.5: True, _Key("k"): None}}
     assert dumps(value) == '{"1":"a","b":{"2.5":true,"k":null}}'
+
+
+def test_an_empty_list_is_the_text_orjson_writes() -> None:
+    assert dumps([]) == _one_pass([]) == "[]"
+    assert dumps([[]]) == _one_pass([[]])

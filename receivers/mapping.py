@@ -180,7 +180,7 @@ def _pick_root(ordered: list[SpanRecord], by_id: dict[str, SpanRecord]) -> SpanR
 
 def _agent_name(
     ordered: list[SpanRecord],
-    kinds: dict[str, str],
+    agent_spans: list[SpanRecord],
     root: SpanRecord | None,
     resource: dict[str, Any],
     lacked: list[str],
@@ -200,7 +200,6 @@ def _agent_name(
         if name:
             return name
     # Convention names: agent spans first (start order), then any span.
-    agent_spans = [s for s in ordered if kinds[s.span_id] == AGENT]
     for group in (agent_spans, ordered):
         for s in group:
             name = ok(first(s.attributes, P.AGENT_NAME_KEYS))
@@ -309,6 +308,8 @@ def _span_input(span: SpanRecord, strict: bool) -> str | None:
             continue
         if text is not None:
             return text
+    if not span.events:  # what follows reads events only
+        return None
     for val in _event_values(span, gc.INPUT_MESSAGES):
         text = ask_from_value(val, strict=True)
         if text is not None:
@@ -351,6 +352,8 @@ def _span_output(
             continue
         if text is not None:
             return True, text
+    if not span.events:  # what follows reads events only
+        return carried, None
     for val in _event_values(span, gc.OUTPUT_MESSAGES):
         carried = True
         text = answer_from_value(val, strict=True)
@@ -407,9 +410,11 @@ def _crewai_task_description(agent_spans: list[SpanRecord]) -> str | None:
 def _input(
     ordered: list[SpanRecord],
     kinds: dict[str, str],
+    by_kind: tuple[list[SpanRecord], list[SpanRecord]],
     root: SpanRecord | None,
     resource: dict[str, Any],
 ) -> str | None:
+    """The trace's ask; ``by_kind`` is (agent spans, model spans), in start order."""
     for attrs in (root.attributes if root is not None else {}, resource):
         text = usable_text(first(attrs, iris_conv.INPUT))
         if text is not None:
@@ -418,8 +423,8 @@ def _input(
         text = _span_input(root, strict=False)
         if text is not None:
             return text
-    agents = [s for s in ordered if kinds[s.span_id] == AGENT and s is not root]
-    llms = [s for s in ordered if kinds[s.span_id] == LLM]
+    agents = [s for s in by_kind[0] if s is not root]
+    llms = by_kind[1]
     for group in (agents, llms[:1]):
         for s in group:
             text = _span_input(s, strict=True)
@@ -471,8 +476,7 @@ def _output(
     )
 
 
-def _model(ordered: list[SpanRecord], kinds: dict[str, str]) -> str | None:
-    llms = [s for s in ordered if kinds[s.span_id] == LLM]
+def _model(ordered: list[SpanRecord], llms: list[SpanRecord]) -> str | None:
     for group in (llms, ordered):
         for s in group:
             val = first(s.attributes, P.MODEL_KEYS)
@@ -628,14 +632,27 @@ def derive_trace(spans: Sequence[SpanRecord], *, model_spans: bool = True) -> De
             resource = s.resource
             break
     lacked: list[str] = []
+    # The spans of each Iris kind, in start order, listed once for every reader.
+    agent_spans: list[SpanRecord] = []
+    llm_spans: list[SpanRecord] = []
+    tool_spans: list[SpanRecord] = []
+    exchange_spans: list[SpanRecord] = []  # model and agent spans, in start order
+    for s in ordered:
+        kind = kinds[s.span_id]
+        if kind == TOOL:
+            tool_spans.append(s)
+        elif kind == LLM:
+            llm_spans.append(s)
+            exchange_spans.append(s)
+        elif kind == AGENT:
+            agent_spans.append(s)
+            exchange_spans.append(s)
 
-    agent_name = _agent_name(ordered, kinds, root, resource, lacked)
-    text_in = _input(ordered, kinds, root, resource)
+    agent_name = _agent_name(ordered, agent_spans, root, resource, lacked)
+    text_in = _input(ordered, kinds, (agent_spans, llm_spans), root, resource)
     parse = ParseOnce()
     text_out = _output(ordered, kinds, root, resource, parse)
-    model = _model(ordered, kinds)
-    tool_spans = [s for s in ordered if kinds[s.span_id] == TOOL]
-    exchange_spans = [s for s in ordered if kinds[s.span_id] in (LLM, AGENT)]
+    model = _model(ordered, llm_spans)
     tool_calls = (
         extract_tool_calls(tool_spans, exchange_spans, by_id, parse) if tool_spans else None
     )

@@ -10,7 +10,7 @@ arrival order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, cast
@@ -26,6 +26,7 @@ from receivers.conventions import precedence as P
 from receivers.conventions import pydantic_ai as pyd
 from receivers.conventions import traceloop as tl
 from receivers.messages import (
+    ParseOnce,
     answer_from_value,
     ask_from_value,
     flattened_messages,
@@ -35,7 +36,7 @@ from receivers.messages import (
     to_message,
     usable_text,
 )
-from receivers.spans import SpanRecord
+from receivers.spans import SpanRecord, carries_none, has_key_prefix
 from receivers.timeutil import iso_from_ns
 from receivers.toolcalls import extract_tool_calls, first
 from receivers.usage import reported_cost, token_usage
@@ -91,8 +92,9 @@ class DerivedTrace(AgentTrace):
 # classification
 
 
-def _has_any(attrs: dict[str, Any], keys: Iterable[str]) -> bool:
-    return any(k in attrs for k in keys)
+_TOOL_MARKERS: frozenset[str] = frozenset(P.TOOL_MARKERS)
+_MODEL_REQUEST_MARKERS: frozenset[str] = frozenset(P.MODEL_REQUEST_MARKERS)
+_OUTPUT_MESSAGE_KEYS: frozenset[str] = frozenset(gc.OUTPUT_MESSAGES)
 
 
 def _lower(val: Any) -> str:
@@ -111,7 +113,7 @@ def classify_span(record: SpanRecord) -> str:
     oi_kind = a.get(oi.SPAN_KIND)
     ls_kind = _lower(a.get(ls.SPAN_KIND))
     if (
-        _has_any(a, P.TOOL_MARKERS)
+        not carries_none(a, _TOOL_MARKERS)
         or op in gc.TOOL_OPERATIONS
         or oi_kind == oi.KIND_TOOL
         or ls_kind in ls.TOOL_KINDS
@@ -128,7 +130,7 @@ def classify_span(record: SpanRecord) -> str:
         return AGENT
     if (
         op in gc.MODEL_OPERATIONS
-        or _has_any(a, P.MODEL_REQUEST_MARKERS)
+        or not carries_none(a, _MODEL_REQUEST_MARKERS)
         or oi_kind == oi.KIND_LLM
         or ls_kind in ls.LLM_KINDS
     ):
@@ -178,7 +180,7 @@ def _pick_root(ordered: list[SpanRecord], by_id: dict[str, SpanRecord]) -> SpanR
 
 def _agent_name(
     ordered: list[SpanRecord],
-    kinds: dict[str, str],
+    agent_spans: list[SpanRecord],
     root: SpanRecord | None,
     resource: dict[str, Any],
     lacked: list[str],
@@ -198,7 +200,6 @@ def _agent_name(
         if name:
             return name
     # Convention names: agent spans first (start order), then any span.
-    agent_spans = [s for s in ordered if kinds[s.span_id] == AGENT]
     for group in (agent_spans, ordered):
         for s in group:
             name = ok(first(s.attributes, P.AGENT_NAME_KEYS))
@@ -307,6 +308,8 @@ def _span_input(span: SpanRecord, strict: bool) -> str | None:
             continue
         if text is not None:
             return text
+    if not span.events:  # what follows reads events only
+        return None
     for val in _event_values(span, gc.INPUT_MESSAGES):
         text = ask_from_value(val, strict=True)
         if text is not None:
@@ -320,8 +323,15 @@ def _span_input(span: SpanRecord, strict: bool) -> str | None:
     return None
 
 
-def _span_output(span: SpanRecord, strict: bool) -> tuple[bool, str | None]:
-    """(did the span carry an output at all, its answer text)."""
+def _span_output(
+    span: SpanRecord, strict: bool, parse: Callable[[Any], Any] = maybe_json
+) -> tuple[bool, str | None]:
+    """(did the span carry an output at all, its answer text).
+
+    ``parse`` reads ``gen_ai.output.messages`` (``ParseOnce`` shares the
+    parse with ``requested_calls``); ``answer_from_value`` of a parsed value
+    is that of the string, since ``maybe_json`` leaves parsed values as they are.
+    """
     a = span.attributes
     carried = False
     for key in P.OUTPUT_KEYS:
@@ -333,7 +343,8 @@ def _span_output(span: SpanRecord, strict: bool) -> tuple[bool, str | None]:
             text = last_assistant_text(msgs)
         elif key in a:
             loose = strict and key in P.LOOSE_PAYLOAD_KEYS
-            text = answer_from_value(a[key], strict=loose)
+            val = parse(a[key]) if key in _OUTPUT_MESSAGE_KEYS else a[key]
+            text = answer_from_value(val, strict=loose)
             if key == pyd.FINAL_RESULT[0] and text is None and isinstance(a[key], str):
                 text = usable_text(a[key])
             carried = carried or not loose or text is not None
@@ -341,6 +352,8 @@ def _span_output(span: SpanRecord, strict: bool) -> tuple[bool, str | None]:
             continue
         if text is not None:
             return True, text
+    if not span.events:  # what follows reads events only
+        return carried, None
     for val in _event_values(span, gc.OUTPUT_MESSAGES):
         carried = True
         text = answer_from_value(val, strict=True)
@@ -358,6 +371,8 @@ def _span_output(span: SpanRecord, strict: bool) -> tuple[bool, str | None]:
 
 def _indexed(ordered: list[SpanRecord], prefix: str) -> str | None:
     for s in ordered:
+        if not has_key_prefix(s.attributes, prefix):
+            continue
         parts: list[tuple[int, str]] = []
         for key, val in s.attributes.items():
             if key.startswith(prefix) and key.endswith(gl.INDEXED_CONTENT_SUFFIX):
@@ -395,9 +410,11 @@ def _crewai_task_description(agent_spans: list[SpanRecord]) -> str | None:
 def _input(
     ordered: list[SpanRecord],
     kinds: dict[str, str],
+    by_kind: tuple[list[SpanRecord], list[SpanRecord]],
     root: SpanRecord | None,
     resource: dict[str, Any],
 ) -> str | None:
+    """The trace's ask; ``by_kind`` is (agent spans, model spans), in start order."""
     for attrs in (root.attributes if root is not None else {}, resource):
         text = usable_text(first(attrs, iris_conv.INPUT))
         if text is not None:
@@ -406,8 +423,8 @@ def _input(
         text = _span_input(root, strict=False)
         if text is not None:
             return text
-    agents = [s for s in ordered if kinds[s.span_id] == AGENT and s is not root]
-    llms = [s for s in ordered if kinds[s.span_id] == LLM]
+    agents = [s for s in by_kind[0] if s is not root]
+    llms = by_kind[1]
     for group in (agents, llms[:1]):
         for s in group:
             text = _span_input(s, strict=True)
@@ -429,6 +446,7 @@ def _output(
     kinds: dict[str, str],
     root: SpanRecord | None,
     resource: dict[str, Any],
+    parse: Callable[[Any], Any] = maybe_json,
 ) -> str | None:
     for attrs in (root.attributes if root is not None else {}, resource):
         text = usable_text(first(attrs, iris_conv.OUTPUT))
@@ -436,7 +454,7 @@ def _output(
             return text
     latest = sorted(ordered, key=_end_key, reverse=True)
     if root is not None:
-        carried, text = _span_output(root, strict=False)
+        carried, text = _span_output(root, strict=False, parse=parse)
         if carried:
             return text
     # Past the root, the latest span that carries an output decides: if that
@@ -445,12 +463,12 @@ def _output(
     for wanted in (AGENT, LLM):
         for s in latest:
             if kinds[s.span_id] == wanted and s is not root:
-                carried, text = _span_output(s, strict=True)
+                carried, text = _span_output(s, strict=True, parse=parse)
                 if carried:
                     return text
     for s in latest:
         if kinds[s.span_id] != TOOL and s is not root:
-            carried, text = _span_output(s, strict=True)
+            carried, text = _span_output(s, strict=True, parse=parse)
             if text is not None:
                 return text
     return _indexed(latest, gl.INDEXED_COMPLETION_PREFIX) or _content_event(
@@ -458,8 +476,7 @@ def _output(
     )
 
 
-def _model(ordered: list[SpanRecord], kinds: dict[str, str]) -> str | None:
-    llms = [s for s in ordered if kinds[s.span_id] == LLM]
+def _model(ordered: list[SpanRecord], llms: list[SpanRecord]) -> str | None:
     for group in (llms, ordered):
         for s in group:
             val = first(s.attributes, P.MODEL_KEYS)
@@ -514,7 +531,7 @@ def _tools_catalogue(
                     defs.setdefault(td.name, td)
     if not defs:
         for s in ordered:
-            if kinds[s.span_id] != LLM:
+            if kinds[s.span_id] != LLM or not has_key_prefix(s.attributes, oi.TOOLS_PREFIX):
                 continue
             indexed: list[tuple[int, Any]] = []
             for key, val in s.attributes.items():
@@ -615,14 +632,30 @@ def derive_trace(spans: Sequence[SpanRecord], *, model_spans: bool = True) -> De
             resource = s.resource
             break
     lacked: list[str] = []
+    # The spans of each Iris kind, in start order, listed once for every reader.
+    agent_spans: list[SpanRecord] = []
+    llm_spans: list[SpanRecord] = []
+    tool_spans: list[SpanRecord] = []
+    exchange_spans: list[SpanRecord] = []  # model and agent spans, in start order
+    for s in ordered:
+        kind = kinds[s.span_id]
+        if kind == TOOL:
+            tool_spans.append(s)
+        elif kind == LLM:
+            llm_spans.append(s)
+            exchange_spans.append(s)
+        elif kind == AGENT:
+            agent_spans.append(s)
+            exchange_spans.append(s)
 
-    agent_name = _agent_name(ordered, kinds, root, resource, lacked)
-    text_in = _input(ordered, kinds, root, resource)
-    text_out = _output(ordered, kinds, root, resource)
-    model = _model(ordered, kinds)
-    tool_spans = [s for s in ordered if kinds[s.span_id] == TOOL]
-    exchange_spans = [s for s in ordered if kinds[s.span_id] in (LLM, AGENT)]
-    tool_calls = extract_tool_calls(tool_spans, exchange_spans, by_id) if tool_spans else None
+    agent_name = _agent_name(ordered, agent_spans, root, resource, lacked)
+    text_in = _input(ordered, kinds, (agent_spans, llm_spans), root, resource)
+    parse = ParseOnce()
+    text_out = _output(ordered, kinds, root, resource, parse)
+    model = _model(ordered, llm_spans)
+    tool_calls = (
+        extract_tool_calls(tool_spans, exchange_spans, by_id, parse) if tool_spans else None
+    )
     usage = token_usage(ordered, by_id, root)
     cost = reported_cost(ordered, by_id, root, resource)
 

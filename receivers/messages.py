@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from receivers.conventions import genai_current as gc
 from receivers.conventions import openinference as oi
+from receivers.spans import has_key_prefix
 
 _WORD = re.compile(r"\w")
 # ``Name(field=…)`` / ``Name()`` — a Python object repr, not prose.
@@ -82,12 +84,29 @@ def usable_text(text: Any) -> str | None:
     return None
 
 
+# ``json.loads``'s own scanner (C when built): ``loads`` reaches it through
+# ``decode``/``raw_decode`` and two whitespace regex matches, which cost more
+# than scanning a short payload.
+_SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 def maybe_json(value: Any) -> Any:
     """Parse strings that look like JSON objects/arrays; anything else unchanged."""
     if isinstance(value, str):
+        head = value[:1]
+        if head in ("{", "[") and value[-1:] in ("}", "]"):
+            # The common shape, no whitespace at either end: scan it directly.
+            # ``json.loads`` would skip no leading whitespace and find nothing
+            # after ``end`` when it is the string's length, so its result is
+            # the same; anything else takes the general path below.
+            try:
+                obj, end = _SCAN_ONCE(value, 0)
+            except (ValueError, StopIteration, RecursionError):
+                return value
+            if end == len(value):
+                return obj
         # the ends without copying the string when it has no surrounding
         # whitespace (attribute values are often kilobytes of message text)
-        head = value[:1]
         if head.isspace():
             head = value.lstrip()[:1]
         tail = value[-1:]
@@ -99,6 +118,31 @@ def maybe_json(value: Any) -> Any:
             except (ValueError, RecursionError):
                 return value
     return value
+
+
+class ParseOnce:
+    """``maybe_json`` that parses each string object once.
+
+    One derivation reads some values twice (a model span's
+    ``gen_ai.output.messages`` gives the answer and the tool calls it asked
+    for). Remembered by the string's identity, holding the string so the id
+    stays its own; a result is shared by the readers, which only read it.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[str, Any]] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        hit = self._seen.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        parsed = maybe_json(value)
+        self._seen[id(value)] = (value, parsed)
+        return parsed
 
 
 # ---------------------------------------------------------------------------
@@ -265,7 +309,13 @@ def answer_from_value(value: Any, strict: bool = False) -> str | None:
 
 
 def flattened_messages(attributes: dict[str, Any], prefix: str) -> list[Message] | None:
-    """Rebuild ``llm.input_messages.<i>.message.*`` attributes into messages, in index order."""
+    """Rebuild ``llm.input_messages.<i>.message.*`` attributes into messages, in index order.
+
+    Spans with no key under ``prefix`` (most spans: only OpenInference
+    flattens messages) are answered by ``has_key_prefix`` without the loop.
+    """
+    if not has_key_prefix(attributes, prefix):
+        return None
     roles: dict[int, str] = {}
     texts: dict[int, list[str]] = {}
     plen = len(prefix)

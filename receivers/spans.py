@@ -54,3 +54,26 @@ class SpanRecord:
     resource: dict[str, Any] = field(default_factory=dict)
     scope_name: str | None = None
     scope_version: str | None = None
+
+
+def has_key_prefix(attributes: dict[str, Any], prefix: str) -> bool:
+    """Whether some key *may* start with ``prefix`` (never False when one does).
+
+    One C-level join and substring search instead of a Python loop calling
+    ``startswith`` on every key: readers of flattened attributes
+    (``llm.input_messages.<i>.…``) use it to skip spans that carry none. A key
+    holding a newline followed by the prefix gives a harmless True (the caller
+    then scans as before); a non-string key makes it answer True too.
+    """
+    if not attributes:
+        return False
+    try:
+        return ("\n" + prefix) in ("\n" + "\n".join(attributes))
+    except TypeError:
+        return True
+
+
+def carries_none(attributes: dict[str, Any], keys: frozenset[str]) -> bool:
+    """True when ``attributes`` has none of ``keys`` (a C-level set test, for
+    readers that would otherwise try each key of a convention table in turn)."""
+    return attributes.keys().isdisjoint(keys)

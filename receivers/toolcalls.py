@@ -11,7 +11,7 @@ lacks the call id, recovers it from the model's tool-call requests.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from evaluators.model import ToolCall
@@ -19,7 +19,7 @@ from receivers.conventions import genai_current as gc
 from receivers.conventions import openinference as oi
 from receivers.conventions import precedence as P
 from receivers.messages import maybe_json
-from receivers.spans import SpanRecord
+from receivers.spans import SpanRecord, has_key_prefix
 from receivers.timeutil import iso_from_ns
 
 EXCEPTION_EVENT = "exception"
@@ -149,16 +149,24 @@ def _parent_tool_message(
     return None
 
 
-def requested_calls(llm_spans: Sequence[SpanRecord]) -> list[tuple[str, str, Any]]:
-    """Tool calls the model asked for, in order: (call id, name, arguments)."""
+def requested_calls(
+    llm_spans: Sequence[SpanRecord], parse: Callable[[Any], Any] = maybe_json
+) -> list[tuple[str, str, Any]]:
+    """Tool calls the model asked for, in order: (call id, name, arguments).
+
+    ``parse`` reads the ``gen_ai.output.messages`` values: ``derive_trace``
+    passes one that remembers what it parsed, so the JSON the output reader
+    already parsed is not parsed again (it must return what ``maybe_json`` does).
+    """
     out: list[tuple[str, str, Any]] = []
     for span in llm_spans:
         attrs = span.attributes
         # GenAI parts (span attributes, or event_only log content as span events).
         sources = [attrs.get(k) for k in gc.OUTPUT_MESSAGES]
-        sources += [ev.attributes.get(k) for ev in span.events for k in gc.OUTPUT_MESSAGES]
+        if span.events:
+            sources += [ev.attributes.get(k) for ev in span.events for k in gc.OUTPUT_MESSAGES]
         for raw in sources:
-            msgs = maybe_json(raw)
+            msgs = parse(raw)
             if not isinstance(msgs, list):
                 continue
             for m in msgs:
@@ -178,6 +186,8 @@ def requested_calls(llm_spans: Sequence[SpanRecord]) -> list[tuple[str, str, Any
                 if isinstance(fn, dict) and isinstance(call.get("id"), str):
                     out.append((call["id"], str(fn.get("name", "")), fn.get("arguments")))
         # OpenInference flattened tool calls.
+        if not has_key_prefix(attrs, oi.OUTPUT_MESSAGES_PREFIX):
+            continue
         calls: dict[tuple[int, int], dict[str, Any]] = {}
         plen = len(oi.OUTPUT_MESSAGES_PREFIX)
         for key, val in attrs.items():
@@ -229,13 +239,15 @@ def extract_tool_calls(
     tool_spans: Sequence[SpanRecord],
     llm_spans: Sequence[SpanRecord],
     by_id: dict[str, SpanRecord],
+    parse: Callable[[Any], Any] = maybe_json,
 ) -> tuple[ToolCall, ...]:
     """One ``ToolCall`` per TOOL span, in start order; call ids recovered when missing.
 
     ``llm_spans`` are the spans that may record the model's side of the exchange
     (model calls, and agent/task spans whose output keeps the chat history).
+    ``parse`` is ``requested_calls``'s.
     """
-    requests = requested_calls(llm_spans)
+    requests = requested_calls(llm_spans, parse)
     used: set[str] = set()
     drafts: list[dict[str, Any]] = []
     for span in tool_spans:

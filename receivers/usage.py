@@ -18,7 +18,17 @@ from receivers.conventions import openinference as oi
 from receivers.conventions import precedence as P
 from receivers.conventions import pydantic_ai as pyd
 from receivers.messages import maybe_json
-from receivers.spans import SpanRecord
+from receivers.spans import SpanRecord, carries_none
+
+# The keys each reader below tries, as sets: a span carrying none of them is
+# passed over with one set test (most spans carry no usage and no cost).
+_AGGREGATED_KEYS: frozenset[str] = frozenset(
+    pyd.AGGREGATED_INPUT_TOKENS + pyd.AGGREGATED_OUTPUT_TOKENS
+)
+_TOKEN_KEYS: frozenset[str] = frozenset(
+    P.PROMPT_TOKEN_KEYS + P.COMPLETION_TOKEN_KEYS + P.TOTAL_TOKEN_KEYS
+)
+_COST_KEYS: frozenset[str] = frozenset(P.COST_KEYS)
 
 
 def _num(val: Any) -> float | None:
@@ -44,6 +54,8 @@ def _first_num(attrs: dict[str, Any], keys: Sequence[str]) -> float | None:
 
 
 def _span_tokens(attrs: dict[str, Any]) -> tuple[float | None, float | None, float | None]:
+    if carries_none(attrs, _TOKEN_KEYS):
+        return (None, None, None)
     return (
         _first_num(attrs, P.PROMPT_TOKEN_KEYS),
         _first_num(attrs, P.COMPLETION_TOKEN_KEYS),
@@ -84,6 +96,8 @@ def token_usage(
     # 1. Pydantic AI run totals (topmost span carrying them).
     for s in ([root] if root is not None else []) + list(spans):
         a = s.attributes
+        if carries_none(a, _AGGREGATED_KEYS):
+            continue
         p = _first_num(a, pyd.AGGREGATED_INPUT_TOKENS)
         c = _first_num(a, pyd.AGGREGATED_OUTPUT_TOKENS)
         if p is not None or c is not None:
@@ -130,7 +144,12 @@ def reported_cost(
         n = _first_num(attrs, iris_conv.COST_USD)
         if n is not None:
             return n
-    carriers = [s for s in spans if _first_num(s.attributes, P.COST_KEYS) is not None]
+    carriers = [
+        s
+        for s in spans
+        if not carries_none(s.attributes, _COST_KEYS)
+        and _first_num(s.attributes, P.COST_KEYS) is not None
+    ]
     if not carriers:
         return None
     leaves = _leaves(carriers, by_id)

@@ -19,8 +19,13 @@ def record_from_row(row: Mapping[str, Any]) -> SpanRecord:
     span_bytes = row.get("otlp_span")
     if span_bytes is not None:
         resource_bytes = row["otlp_resource"]
+        # ``bytes()`` only when the driver gave a buffer (memoryview): it
+        # copies, and the read side already hands over ``bytes``.
         attributes, events, resource = expand_stored_span(
-            bytes(span_bytes), bytes(resource_bytes) if resource_bytes else None
+            span_bytes if type(span_bytes) is bytes else bytes(span_bytes),
+            (resource_bytes if type(resource_bytes) is bytes else bytes(resource_bytes))
+            if resource_bytes
+            else None,
         )
     else:
         attributes = row["attributes"] or {}
@@ -29,20 +34,22 @@ def record_from_row(row: Mapping[str, Any]) -> SpanRecord:
             for e in row["events"] or []
         ]
         resource = row["resource"] or {}
+    # Positional: the dataclass's keyword parsing cost more than the rest of
+    # building the record (the order is ``SpanRecord``'s field order).
     return SpanRecord(
-        trace_id=row["trace_id"],
-        span_id=row["span_id"],
-        name=row["name"],
-        parent_span_id=row["parent_span_id"],
-        kind=row["kind"],
-        start_unix_nano=row["start_unix_nano"],
-        end_unix_nano=row["end_unix_nano"],
-        status_code=row["status_code"],
-        status_message=row["status_message"],
-        attributes=attributes,
-        events=events,
-        resource=resource,
-        scope_name=row["scope_name"],
+        row["trace_id"],
+        row["span_id"],
+        row["name"],
+        row["parent_span_id"],
+        row["kind"],
+        row["start_unix_nano"],
+        row["end_unix_nano"],
+        row["status_code"],
+        row["status_message"],
+        attributes,
+        events,
+        resource,
+        row["scope_name"],
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, cast
 
 from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
@@ -29,6 +30,8 @@ span_batches = cast(Table, SpanBatchRow.__table__)
 span_resources = cast(Table, SpanResource.__table__)
 
 _IN_CHUNK = 500
+# ``spans_of``'s order, as a C-level key (a lambda per span cost more).
+_TRACE_THEN_SPAN = itemgetter("trace_id", "span_id")
 
 # The keys of one span as readers see it (``expand``). ``attributes``,
 # ``events`` and ``resource`` are None for protobuf spans, whose content is
@@ -352,7 +355,7 @@ def spans_of(conn: Connection, tenant_id: str, trace_ids: Sequence[str]) -> list
             )
         )
         out.extend(expand(as_dicts(result)))
-    out.sort(key=lambda s: (s["trace_id"], s["span_id"]))
+    out.sort(key=_TRACE_THEN_SPAN)
     return out
 
 

@@ -59,6 +59,8 @@ class Outcome:
     result: dict[str, Any] | None = None
     trace_row: dict[str, Any] | None = None
     error: str | None = None
+    # The trace row as read, before a derivation replaced ``trace_row``.
+    stored: dict[str, Any] | None = None
 
 
 @dataclass
@@ -148,7 +150,7 @@ def _compute(
     deployed: list[CustomRuleDef],
     stats: BatchStats,
 ) -> Outcome:
-    outcome = Outcome(job, trace_row=row)
+    outcome = Outcome(job, trace_row=row, stored=row)
     if row is None:  # deleted since it was queued: nothing to judge
         return outcome
     evaluate, eval_type = job.evaluate, job.eval_type
@@ -189,6 +191,7 @@ def _store(
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         ours = job_store.owned(conn, [o.job for o in outcomes])
         derivations: list[tuple[str, str, dict[str, Any], int]] = []
+        stored: list[dict[str, Any] | None] = []
         evaluation_rows: list[dict[str, Any]] = []
         rule_rows: list[dict[str, Any]] = []
         finished: list[tuple[int, str | None]] = []
@@ -240,8 +243,9 @@ def _store(
                 fields, extras, span_count = outcome.derivation
                 values = {**fields, **extras, **latest}
                 derivations.append((job.tenant_id, job.trace_id, values, span_count))
+                stored.append(outcome.stored)
             finished.append((job.id, evaluation_id))
-        applied = assembly.save_derivations(conn, derivations, index=index)
+        applied = assembly.save_derivations(conn, derivations, index=index, stored=stored)
         stats.derived += sum(applied)
         linked = {
             (tenant_id, trace_id)

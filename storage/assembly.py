@@ -7,12 +7,13 @@ the orphans are kept and judged as they are), or a finalize was requested.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, cast
 
 from sqlalchemy import (
+    JSON,
     ColumnElement,
     Connection,
     ScalarSelect,
@@ -278,7 +279,11 @@ def log_events_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> lis
 
 
 def save_derivations(
-    conn: Connection, items: list[tuple[str, str, dict[str, Any], int]], *, index: bool = True
+    conn: Connection,
+    items: list[tuple[str, str, dict[str, Any], int]],
+    *,
+    index: bool = True,
+    stored: Sequence[Mapping[str, Any] | None] | None = None,
 ) -> list[bool]:
     """Store fresh derivations: (tenant, trace, column values, span_count) each.
 
@@ -287,19 +292,30 @@ def save_derivations(
     One guarded UPDATE executed for the whole batch (a statement per trace
     cost more than the rest of storing a verdict); when it changed fewer rows
     than given, the traces' span counts tell which guards held. The search
-    rows of the traces that were updated are rebuilt together.
+    rows of the traces that were updated are rebuilt together, from all the
+    given values.
+
+    ``stored``, the trace rows as read with those spans (``None`` for an item
+    without one), leaves out of each UPDATE the columns the row already
+    holds (``unchanged_columns``).
     """
     if not items:
         return []
     # One UPDATE per set of columns (a derivation may also point the trace at
     # the verdict stored with it, see ``service.worker``): a column missing
     # from one item must not be written as NULL by another item's statement.
+    written = [values for _, _, values, _ in items]
+    if stored is not None:
+        written = [
+            values if row is None else _without(values, unchanged_columns(values, row))
+            for values, row in zip(written, stored, strict=True)
+        ]
     groups: dict[tuple[str, ...], list[int]] = {}
-    for i, (_, _, values, _) in enumerate(items):
+    for i, values in enumerate(written):
         groups.setdefault(tuple(sorted(values)), []).append(i)
     applied = [False] * len(items)
     for columns, positions in groups.items():
-        group = [items[i] for i in positions]
+        group = [(*items[i][:2], written[i], items[i][3]) for i in positions]
         for i, ok in zip(positions, _update_guarded(conn, columns, group), strict=True):
             applied[i] = ok
     if index:  # two revisions of one trace in a batch: index the last once
@@ -313,6 +329,34 @@ def save_derivations(
                 }
         search.index_rows(conn, list(docs.values()), replace=True)
     return applied
+
+
+# What a JSON column held is compared as parsed values, which may be equal
+# where the stored text is not (key order); such columns are always written.
+_JSON_COLUMNS = frozenset(c.name for c in traces.c if isinstance(c.type, JSON))
+
+
+def unchanged_columns(values: Mapping[str, Any], row: Mapping[str, Any]) -> set[str]:
+    """The columns of ``values`` that ``row`` (the trace row as read) already
+    holds, of the same type (``2`` is not ``2.0``: they read back apart).
+
+    Left out of the UPDATE, they cost no index entries: a trace's derivation
+    rewrites ~30 columns, most often with the agent name, timestamp, run and
+    assembly facts the row had, and SQLite re-files the row in every index
+    whose columns the statement sets (six of them), changed or not. Safe
+    under the ``span_count`` guard: what else writes these columns without
+    adding spans (a finalize request) is then kept instead of overwritten."""
+    return {
+        c
+        for c, v in values.items()
+        if c not in _JSON_COLUMNS and c in row and type(old := row[c]) is type(v) and old == v
+    }
+
+
+def _without(values: dict[str, Any], columns: set[str]) -> dict[str, Any]:
+    if not columns:
+        return values
+    return {c: v for c, v in values.items() if c not in columns}
 
 
 def _update_guarded(

@@ -117,6 +117,61 @@ def test_ready_due_readies_exactly_the_traces_that_are_due(engine: Engine) -> No
     assert queued == {t for t, v in expected.items() if v == "ready"}
 
 
+def test_the_sweep_stores_its_jobs_as_enqueue_jobs_stores_job_rows(engine: Engine) -> None:
+    """The sweep builds its job rows as driver tuples; they must be stored
+    byte for byte as ``enqueue_jobs`` stores the dicts of ``job_row``."""
+    now = T0 + timedelta(minutes=1)
+    cases = {  # trace: (revision, evaluate, derived) -> queued with evaluate=?
+        "judged": (1, None, False),
+        "asked-not-to": (1, False, False),
+        "over-the-cap": (3, None, False),
+        "derived-unjudged": (1, False, True),
+    }
+    for trace_id, (revision, evaluate, derived) in cases.items():
+        add_trace(
+            engine,
+            trace_id,
+            status="open",
+            has_root=True,
+            last_span_at=T0,
+            revision=revision,
+            evaluate=evaluate,
+            derived=derived,
+            eval_type="quick" if trace_id == "judged" else None,
+        )
+    with engine.begin() as conn:
+        assembly.ready_due(
+            conn,
+            now=now,
+            grace=timedelta(seconds=2),
+            idle=timedelta(seconds=30),
+            default_evaluate=True,
+            max_revision=2,
+        )
+    columns = ", ".join(assembly._JOB_COLUMNS)
+    with engine.connect() as conn:
+        swept = conn.exec_driver_sql(
+            f"SELECT {columns} FROM evaluation_jobs ORDER BY trace_id"
+        ).all()
+    with engine.begin() as conn:
+        conn.execute(EvaluationJob.__table__.delete())
+        rows = []
+        for trace_id, (revision, evaluate, derived) in cases.items():
+            judge = (True if evaluate is None else evaluate) and revision <= 2
+            if judge or not derived:
+                row = assembly.job_row(
+                    "t", trace_id, revision, "quick" if trace_id == "judged" else None, now=now
+                )
+                rows.append({**row, "evaluate": judge})
+        assembly.enqueue_jobs(conn, rows)
+    with engine.connect() as conn:
+        queued = conn.exec_driver_sql(
+            f"SELECT {columns} FROM evaluation_jobs ORDER BY trace_id"
+        ).all()
+    assert [r.trace_id for r in swept] == ["asked-not-to", "judged", "over-the-cap"]
+    assert swept == queued
+
+
 def test_ready_due_takes_at_most_the_limit_per_reason_oldest_first(engine: Engine) -> None:
     grace, idle = timedelta(seconds=2), timedelta(seconds=30)
     now = T0 + timedelta(minutes=1)

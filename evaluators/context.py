@@ -61,6 +61,11 @@ _SPAN_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
 
 _UNSET: Any = object()  # no value kept yet (``EvalContext.shared``)
 
+# The config the kept thresholds were read from, and them by key
+# (``EvalContext.threshold``): one pair, so a reader on another thread sees
+# a matching config and table.
+_CONFIG_THRESHOLDS: tuple[EngineConfig | None, dict[str, tuple[Any, str]]] = (None, {})
+
 
 class once(Generic[T]):
     """``functools.cached_property`` without its lock: Python 3.11's takes an
@@ -369,7 +374,28 @@ class EvalContext:
 
     # -- thresholds ---------------------------------------------------------
     def threshold(self, key: str) -> tuple[Any, str]:
-        """Value and provenance: call beats config beats the shipped default."""
+        """Value and provenance: call beats config beats the shipped default.
+
+        Without call overrides the answer depends only on the config and the
+        key, so it is kept per config (by identity: an ``EngineConfig`` is
+        frozen, and the values parsed from it are numbers and tuples, shared
+        safely); a dozen thresholds are read per evaluation, each one a walk
+        of the config's table before."""
+        if not self.request.custom_config:
+            global _CONFIG_THRESHOLDS
+            config, known = _CONFIG_THRESHOLDS
+            if config is not self.config:
+                known = {}
+                _CONFIG_THRESHOLDS = (self.config, known)
+            hit = known.get(key)
+            if hit is None:
+                hit = known[key] = self._threshold(key)
+            return hit
+        return self._threshold(key)
+
+    def _threshold(self, key: str) -> tuple[Any, str]:
+        """:meth:`threshold` worked out from the call, the config and the
+        shipped defaults (the reference its kept answers equal)."""
         key = THRESHOLD_ALIASES.get(key, key)
         spec = THRESHOLDS[key]
         cc = self.request.custom_config

@@ -2,7 +2,7 @@
  * evaluators.rules._halkernel: the material-side scans of
  * no_hallucination_markers (evaluators/rules/hallucination_grounded.py), in C.
  *
- * Eight functions, each equal to a pure-Python reference in
+ * Ten functions, each equal to a pure-Python reference in
  * hallucination_grounded.py, which stays the fallback:
  *
  *   any_in(hay, literals) -> bool                  ``_any_in_reference``
@@ -13,6 +13,8 @@
  *   assign_settings(text, value_after) -> list | None  ``_assign_settings_reference``
  *   csv_row_possible(text, most) -> bool           ``_csv_row_possible_reference``
  *   key_starts(text, word) -> list[int]            ``_key_starts_reference``
+ *   occurrences(text, literals) -> list[int]       ``_occurrences_reference``
+ *   matches_at_some(match, hay, literals) -> bool  ``_matches_at_some_reference``
  *
  * Why this exists: the flag pass (``_AssignStarts``) reversed the whole
  * material, found each ``:``/``=`` with ``str.find`` and ran two regex
@@ -576,6 +578,102 @@ static PyObject *key_starts(PyObject *self, PyObject *const *args, Py_ssize_t na
     return found;
 }
 
+/* -- occurrences: ``_occurrences_reference`` --------------------------------
+ *
+ * Where each of ``literals`` occurs in ``text``, overlaps included, literal
+ * by literal, each in text order: PyUnicode_Find (``str.find``) from one
+ * past the last occurrence, as the reference loop does. Why: the status and
+ * prohibition signals list the occurrences of nine leads in every material,
+ * a Python ``find`` and ``append`` per lead and occurrence. */
+
+static int append_index(PyObject *list, Py_ssize_t i) {
+    PyObject *v = PyLong_FromSsize_t(i);
+    if (v == NULL) return -1;
+    int r = PyList_Append(list, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *occurrences(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "occurrences(text: str, literals: tuple) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *lits = args[1];
+    if (PyUnicode_READY(text) < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(lits); k++) {
+        PyObject *lit = PyTuple_GET_ITEM(lits, k);
+        if (!PyUnicode_Check(lit)) {
+            PyErr_SetString(PyExc_TypeError, "occurrences: literals must be str");
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_ssize_t i = PyUnicode_Find(text, lit, 0, n, 1);
+        while (i >= 0) {
+            if (append_index(found, i) < 0) {
+                Py_DECREF(found);
+                return NULL;
+            }
+            if (i + 1 > n) break; /* str.find past the end: -1 (an empty literal gets here) */
+            i = PyUnicode_Find(text, lit, i + 1, n, 1);
+        }
+        if (i == -2) {
+            Py_DECREF(found);
+            return NULL;
+        }
+    }
+    return found;
+}
+
+/* -- matches_at_some: ``_matches_at_some_reference`` ------------------------
+ *
+ * Whether ``match(hay, i)`` is not None at some occurrence ``i`` of one of
+ * ``literals`` (literal by literal, each occurrence in text order, stopping
+ * at the first match): ``match`` is a compiled pattern's bound ``match``,
+ * called as the reference calls it. Why: the failure-evidence gates try the
+ * status pattern at each "status", "state" and "result" of every material
+ * holding one, a Python ``find`` and call per occurrence. */
+
+static PyObject *matches_at_some(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || !PyCallable_Check(args[0]) || !PyUnicode_Check(args[1]) ||
+        !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "matches_at_some(match, hay: str, literals: tuple) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *match = args[0], *hay = args[1], *lits = args[2];
+    if (PyUnicode_READY(hay) < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(hay);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(lits); k++) {
+        PyObject *lit = PyTuple_GET_ITEM(lits, k);
+        if (!PyUnicode_Check(lit)) {
+            PyErr_SetString(PyExc_TypeError, "matches_at_some: literals must be str");
+            return NULL;
+        }
+        Py_ssize_t i = PyUnicode_Find(hay, lit, 0, n, 1);
+        while (i >= 0) {
+            PyObject *pos = PyLong_FromSsize_t(i);
+            if (pos == NULL) return NULL;
+            PyObject *call[2] = {hay, pos};
+            PyObject *m = PyObject_Vectorcall(match, call, 2, NULL);
+            Py_DECREF(pos);
+            if (m == NULL) return NULL;
+            int hit = m != Py_None;
+            Py_DECREF(m);
+            if (hit) Py_RETURN_TRUE;
+            if (i + 1 > n) break;
+            i = PyUnicode_Find(hay, lit, i + 1, n, 1);
+        }
+        if (i == -2) return NULL;
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
     {"csv_row_possible", (PyCFunction)(void (*)(void))csv_row_possible, METH_FASTCALL,
      "csv_row_possible(text, most) -> whether some comma may end a CSV row's label."},
@@ -593,6 +691,10 @@ static PyMethodDef methods[] = {
      "assign_settings(text, value_after) -> the (key, value) flag assignments, or None."},
     {"key_starts", (PyCFunction)(void (*)(void))key_starts, METH_FASTCALL,
      "key_starts(text, word) -> where word occurs with no word character or dash before."},
+    {"occurrences", (PyCFunction)(void (*)(void))occurrences, METH_FASTCALL,
+     "occurrences(text, literals) -> where each literal occurs, overlaps included."},
+    {"matches_at_some", (PyCFunction)(void (*)(void))matches_at_some, METH_FASTCALL,
+     "matches_at_some(match, hay, literals) -> whether match(hay, i) holds at some occurrence."},
     {NULL, NULL, 0, NULL},
 };
 

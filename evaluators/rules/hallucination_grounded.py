@@ -812,7 +812,16 @@ def _failure_reasons_iter(mat: Material) -> Iterator[str]:
 
 
 def _matches_at_some(rx: re.Pattern[str], hay: str, literals: tuple[str, ...]) -> bool:
-    """Whether ``rx`` matches at some occurrence of one of ``literals`` in ``hay``."""
+    """Whether ``rx`` matches at some occurrence of one of ``literals`` in ``hay``
+    (the compiled loop when the kernel is built: a Python find and call per
+    occurrence before)."""
+    if _matches_at_some_kernel is not None:
+        return _matches_at_some_kernel(rx.match, hay, literals)
+    return _matches_at_some_reference(rx, hay, literals)
+
+
+def _matches_at_some_reference(rx: re.Pattern[str], hay: str, literals: tuple[str, ...]) -> bool:
+    """:func:`_matches_at_some` in Python: the reference the kernel must equal."""
     match = rx.match
     for lit in literals:
         i = hay.find(lit)
@@ -1832,7 +1841,25 @@ _STATUS_LEADS = ("HTTP", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "→",
 
 def _occurrences(text: str, literals: tuple[str, ...]) -> list[int]:
     """Where each of ``literals`` occurs in ``text``, overlaps included (in no
-    particular order; :func:`tried_at` sorts them)."""
+    particular order; :func:`tried_at` sorts them). The compiled loop when the
+    kernel is built."""
+    if _occurrences_kernel is not None:
+        return _occurrences_kernel(text, literals)
+    return _occurrences_reference(text, literals)
+
+
+# The compiled loops; None with an older build of the kernel (or none).
+_occurrences_kernel: Callable[[str, tuple[str, ...]], list[int]] | None = getattr(
+    _halkernel, "occurrences", None
+)
+_matches_at_some_kernel: Callable[[Callable[..., Any], str, tuple[str, ...]], bool] | None = (
+    getattr(_halkernel, "matches_at_some", None)
+)
+
+
+def _occurrences_reference(text: str, literals: tuple[str, ...]) -> list[int]:
+    """:func:`_occurrences` in Python: the reference the kernel must equal
+    (literal by literal, each in text order)."""
     found: list[int] = []
     for lit in literals:
         i = text.find(lit)

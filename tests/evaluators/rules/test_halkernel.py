@@ -1,6 +1,6 @@
 """no_hallucination_markers' compiled material scans equal the Python references.
 
-``_halkernel`` has eight functions, each of which must return exactly what
+``_halkernel`` has ten functions, each of which must return exactly what
 its reference in ``hallucination_grounded`` returns: ``any_in``
 (``_any_in_reference``, the material gates), ``has_digit``
 (``_has_digit_reference``), ``digit_sign_digit``
@@ -9,7 +9,10 @@ its reference in ``hallucination_grounded`` returns: ``any_in``
 ``assign_runs`` (``_assign_runs_reference``), ``assign_settings``
 (``_assign_settings_reference``, or None where it defers to it) and
 ``csv_row_possible`` (``_csv_row_possible_reference``) and ``key_starts``
-(``_key_starts_reference``, the flag keys' start places). Texts are drawn from the
+(``_key_starts_reference``, the flag keys' start places), ``occurrences``
+(``_occurrences_reference``) and ``matches_at_some`` (``_matches_at_some_reference``,
+with the status pattern's lowered twin and a pattern that matches anywhere). Texts
+are drawn from the
 characters the scans decide on (digits of several scripts, the signs, quotes,
 every kind of whitespace, the flag words in several cases, the letters that
 re.IGNORECASE folds to ASCII, astral characters), from any Unicode, and from
@@ -18,6 +21,8 @@ monkeypatched away are the same.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import example, given, settings
@@ -42,6 +47,13 @@ GATES = (
     *(lits for lits, _ in hg._FAILURE_GATES),
 )
 
+# the anchored failure pattern the gates try (status), and two that match
+# at any place or none
+_STATUS_TWIN = next(row[4] for row in hg._FAILURE_TABLE if "status" in row[2])
+assert _STATUS_TWIN is not None
+_ANYWHERE = re.compile("")
+_NOWHERE = re.compile("(?!)")
+
 
 def _same(text: str) -> None:
     for lits in GATES:
@@ -63,6 +75,11 @@ def _same(text: str) -> None:
     for word in ("ok", "a", "-", "key", "true", "é", "😀", "", text[:3], text[1:2], text):
         assert kernel.key_starts(text, word) == hg._key_starts_reference(text, word)
         assert kernel.key_starts(low, word) == hg._key_starts_reference(low, word)
+    for lits in (*GATES, hg._STATUS_LEADS, hg._PROHIBITION_LEADS, ("a", "aa", ""), (text[:2],)):
+        assert kernel.occurrences(text, lits) == hg._occurrences_reference(text, lits)
+        for rx in (_STATUS_TWIN, _ANYWHERE, _NOWHERE):
+            got = kernel.matches_at_some(rx.match, low, lits)
+            assert got is hg._matches_at_some_reference(rx, low, lits)
     if low.isascii():
         stems, viable = kernel.month_stems(low)
         assert (stems, viable) == hg._month_stems_reference(low)

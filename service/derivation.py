@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from receivers.mapping import DerivedTrace, derive_trace
-from receivers.otlp.decode import expand_stored_span
+from receivers.otlp.decode import expand_stored_span, read_resource_spans
 from receivers.otlp.logs import LogEvent, attach_log_events
 from receivers.spans import SpanEventRecord, SpanRecord
 from storage import codec
+from storage.spans import expand
 
 
 def record_from_row(row: Mapping[str, Any]) -> SpanRecord:
@@ -53,11 +55,66 @@ def record_from_row(row: Mapping[str, Any]) -> SpanRecord:
     )
 
 
+_SPAN_ID = attrgetter("span_id")
+
+
+def records_of_batches(batches: Iterable[Mapping[str, Any]]) -> list[SpanRecord]:
+    """One trace's spans as records, ordered by span id, from its stored batch
+    rows (``storage.spans.batches_of``): what ``record_from_row`` gives for
+    each of ``spans_of``'s dicts of that trace.
+
+    A protobuf batch's spans skip the dict: each record takes the scanned
+    record's fields and its span's expanded bytes directly, as
+    ``record_from_row`` does from the dict ``storage.spans.expand`` would have
+    copied them into (building and reading those dicts was half of the
+    worker's read). JSON batches, rare, go through the dicts."""
+    out: list[SpanRecord] = []
+    for row in batches:
+        packed = row["otlp_spans"]
+        if packed is None:
+            out.extend(record_from_row(span) for span in expand((row,)))
+            continue
+        resource = row["otlp_resource"]
+        resource_bytes = bytes(resource) if resource else None
+        scanned = read_resource_spans(bytes(packed))
+        if len(scanned) != len(row["iris_kinds"].split()):  # as ``expand`` refuses it
+            raise ValueError("a span batch's kinds do not match its spans")
+        for r, span_bytes in scanned:
+            attributes, events, resource_attrs = expand_stored_span(
+                span_bytes if type(span_bytes) is bytes else bytes(span_bytes), resource_bytes
+            )
+            out.append(
+                SpanRecord(
+                    r.trace_id,
+                    r.span_id,
+                    r.name,
+                    r.parent_span_id,
+                    r.kind,
+                    r.start_unix_nano,
+                    r.end_unix_nano,
+                    r.status_code,
+                    r.status_message,
+                    attributes,
+                    events,
+                    resource_attrs,
+                    r.scope_name,
+                )
+            )
+    out.sort(key=_SPAN_ID)
+    return out
+
+
 def derive_rows(
     span_rows: Sequence[Mapping[str, Any]], log_rows: Sequence[Mapping[str, Any]]
 ) -> DerivedTrace | None:
     """Derive from stored span and log-event rows (mappings); None when there are no spans."""
-    records = [record_from_row(r) for r in span_rows]
+    return derive_records([record_from_row(r) for r in span_rows], log_rows)
+
+
+def derive_records(
+    records: list[SpanRecord], log_rows: Sequence[Mapping[str, Any]]
+) -> DerivedTrace | None:
+    """``derive_rows`` from span records (``records_of_batches``)."""
     if not records:
         return None
     events = [

@@ -34,7 +34,7 @@ from sqlalchemy import Connection, Engine, and_, select
 
 from evaluators.custom.definition import CustomRuleDef
 from evaluators.model import AgentTrace, TokenUsage, ToolCall, ToolDef
-from service.derivation import derive_rows, derived_extras, derived_fields
+from service.derivation import derive_records, derived_extras, derived_fields, records_of_batches
 from service.evaluation import DeployedRules, judge_trace, trace_from_row, unknown_result
 from service.settings import Settings
 from storage import assembly, codec
@@ -104,9 +104,11 @@ def _claim(engine: Engine, settings: Settings, worker: str) -> list[job_store.Cl
 def _read_all(
     conn: Connection, claimed: list[job_store.ClaimedJob]
 ) -> list[tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]]:
-    """Each job's trace row, and its spans/log events when they are needed,
-    in a handful of queries for the whole batch, as dicts
-    (``assembly.as_dicts``)."""
+    """Each job's trace row, and its span batches/log events when they are
+    needed, in a handful of queries for the whole batch, as dicts
+    (``assembly.as_dicts``). The span batches stay unexpanded
+    (``span_store.batches_of``): ``_compute`` makes records of them to
+    derive, and span dicts only when the judge needs them."""
     by_tenant: dict[str, list[str]] = {}
     for job in claimed:
         by_tenant.setdefault(job.tenant_id, []).append(job.trace_id)
@@ -128,8 +130,8 @@ def _read_all(
             if (r := rows.get((tenant_id, t))) is not None
             and (not r["derived"] or (r["tool_calls"] is None and r["span_count"]))
         ]
-        for span in span_store.spans_of(conn, tenant_id, need_spans):
-            spans.setdefault((tenant_id, span["trace_id"]), []).append(span)
+        for trace_id, batches in span_store.batches_of(conn, tenant_id, need_spans).items():
+            spans[(tenant_id, trace_id)] = batches
         underived = [
             t for t in ids if (r := rows.get((tenant_id, t))) is not None and not r["derived"]
         ]
@@ -145,7 +147,7 @@ def _read_all(
 def _compute(
     job: job_store.ClaimedJob,
     row: dict[str, Any] | None,
-    spans: list[dict[str, Any]],
+    batches: list[dict[str, Any]],
     logs: list[dict[str, Any]],
     deployed: list[CustomRuleDef],
     stats: BatchStats,
@@ -156,7 +158,7 @@ def _compute(
     evaluate, eval_type = job.evaluate, job.eval_type
     clock = time.thread_time()
     if not row["derived"]:
-        derived = derive_rows(spans, logs)
+        derived = derive_records(records_of_batches(batches), logs)
         if derived is not None:
             now = codec.utcnow()
             fields = derived_fields(derived, now=now)
@@ -168,7 +170,8 @@ def _compute(
             eval_type = derived.eval_type or eval_type
         clock = stats.add_cpu("derive", clock)
     if evaluate:
-        trace = trace_from_row(row, spans if row["tool_calls"] is None else ())
+        spans = span_store.sorted_spans(batches) if row["tool_calls"] is None else ()
+        trace = trace_from_row(row, spans)
         clock = stats.add_cpu("convert", clock)
         outcome.result = judge_trace(trace, eval_type, deployed)
         stats.add_cpu("engine", clock)

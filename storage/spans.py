@@ -32,6 +32,7 @@ span_resources = cast(Table, SpanResource.__table__)
 _IN_CHUNK = 500
 # ``spans_of``'s order, as a C-level key (a lambda per span cost more).
 _TRACE_THEN_SPAN = itemgetter("trace_id", "span_id")
+_SPAN_ID = itemgetter("span_id")
 
 # The keys of one span as readers see it (``expand``). ``attributes``,
 # ``events`` and ``resource`` are None for protobuf spans, whose content is
@@ -342,10 +343,11 @@ def expand(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def spans_of(conn: Connection, tenant_id: str, trace_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """The spans of several traces (chunked IN lists), ordered by trace and
-    span id, each a dict of ``SPAN_KEYS``."""
-    out: list[dict[str, Any]] = []
+def _batch_rows(
+    conn: Connection, tenant_id: str, trace_ids: Sequence[str]
+) -> Iterator[dict[str, Any]]:
+    """The stored batch rows of several traces (chunked IN lists), in the
+    order the database gives them, as dicts (``batch_select``'s columns)."""
     ids = list(trace_ids)
     for i in range(0, len(ids), _IN_CHUNK):
         chunk = ids[i : i + _IN_CHUNK]
@@ -354,8 +356,35 @@ def spans_of(conn: Connection, tenant_id: str, trace_ids: Sequence[str]) -> list
                 and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id.in_(chunk))
             )
         )
-        out.extend(expand(as_dicts(result)))
+        yield from as_dicts(result)
+
+
+def spans_of(conn: Connection, tenant_id: str, trace_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The spans of several traces (chunked IN lists), ordered by trace and
+    span id, each a dict of ``SPAN_KEYS``."""
+    out = expand(_batch_rows(conn, tenant_id, trace_ids))
     out.sort(key=_TRACE_THEN_SPAN)
+    return out
+
+
+def batches_of(
+    conn: Connection, tenant_id: str, trace_ids: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each trace's stored batch rows, unexpanded, for a reader that turns
+    them into something else than ``expand``'s dicts (the worker makes span
+    records of them, ``service.derivation.records_of_batches``). Expanded
+    with ``sorted_spans``, a trace's rows give what ``spans_of`` gives."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in _batch_rows(conn, tenant_id, trace_ids):
+        out.setdefault(row["trace_id"], []).append(row)
+    return out
+
+
+def sorted_spans(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``expand`` of one trace's batch rows (``batches_of``), ordered by span
+    id: ``spans_of``'s spans of that trace."""
+    out = expand(rows)
+    out.sort(key=_SPAN_ID)
     return out
 
 

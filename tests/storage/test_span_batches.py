@@ -15,15 +15,17 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 from sqlalchemy import Engine, func, select
 
 from receivers.otlp.decode import decode_traces_protobuf_lean
-from service.derivation import record_from_row
+from service.derivation import record_from_row, records_of_batches
 from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage.models import Trace
 from storage.otlp import SpanBatchWrite, TraceDelta
 from storage.spans import (
     OtlpPieceBuilder,
     SpanPiece,
+    batches_of,
     pack_resource_spans,
     pack_scope_spans,
+    sorted_spans,
     span_batches,
     span_resources,
     spans_of,
@@ -266,3 +268,31 @@ def test_write_jobs_pickle_whole_for_the_writer_process() -> None:
         assert list(value.__reduce__()[1]) == [getattr(value, n) for n in names]
         assert pickle.loads(pickle.dumps(value)) == value
         assert vars(pickle.loads(pickle.dumps(value))) == vars(value)
+
+
+def test_the_workers_batch_read_gives_what_the_span_dicts_give(engine: Engine) -> None:
+    """``batches_of`` then ``sorted_spans`` / ``records_of_batches`` equal
+    ``spans_of`` and ``record_from_row``, trace by trace, for traces whose
+    spans came in several requests (several batches each)."""
+    rng = random.Random(7)
+    bodies = [agent_request(rng, 4) for _ in range(3)]
+    for body, _ in bodies:  # each trace's even spans first, its odd ones late
+        for half in (0, 1):
+            req = ExportTraceServiceRequest.FromString(body)
+            for rs in req.resource_spans:
+                for ss in rs.scope_spans:
+                    kept = [Span.FromString(x.SerializeToString()) for x in ss.spans][half::2]
+                    del ss.spans[:]
+                    ss.spans.extend(kept)
+            _ingest(engine, req.SerializeToString())
+    traces = sorted({t for _, ids in bodies for t, _ in ids})
+    assert len(_batches(engine)) > len(traces)  # some trace has several batches
+    with engine.connect() as conn:
+        dicts = spans_of(conn, "t", traces)
+        batches = batches_of(conn, "t", traces)
+    assert sorted(batches) == traces
+    for trace_id in traces:
+        expected = [s for s in dicts if s["trace_id"] == trace_id]
+        assert expected
+        assert sorted_spans(batches[trace_id]) == expected
+        assert records_of_batches(batches[trace_id]) == [record_from_row(s) for s in expected]

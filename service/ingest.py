@@ -137,7 +137,7 @@ def build_deltas(
                 else [b.piece() for b in builders.values()],
                 has_root=root_span_id is not None,
                 root_span_id=root_span_id,
-                first_start=codec.ns_to_datetime(first or 1),
+                first_start=codec.ns_to_datetime_floor(first or 1),
                 error=error,
                 finalize=finalize,
                 service_name=service_name(resource),

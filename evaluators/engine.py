@@ -34,7 +34,7 @@ from evaluators.request import EvaluationRequest
 from evaluators.risk import class_prior, rule_ppv_interval
 from evaluators.rules.base import MAX_EVIDENCE_ITEMS, Outcome, RuleSpec, skip
 from evaluators.rules.registry import BUNDLES, RULES, effective_critical, rules_for
-from evaluators.splitresults import RuleDescription, SplitResults
+from evaluators.splitresults import RuleDescription, SplitResults, copy_tree
 from evaluators.stats import r4
 
 # The compiled result builder (evaluators/_resultkernel.c); absent when the
@@ -1029,14 +1029,9 @@ def _refill_values_py(
     return out
 
 
-def _copy_json_py(v: Any) -> Any:
-    """The reference of ``_resultkernel.copy_json``: ``v`` with every exact
-    dict and list (at any depth) a new one; other values shared."""
-    if type(v) is dict:
-        return {k: _copy_json_py(x) for k, x in v.items()}
-    if type(v) is list:
-        return [_copy_json_py(x) for x in v]
-    return v
+# The reference of ``_resultkernel.copy_json``: every exact dict and list, at
+# any depth, a new one; other values shared.
+_copy_json_py = copy_tree
 
 
 def _means_py(

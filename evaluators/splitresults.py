@@ -20,7 +20,28 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, overload
 
-__all__ = ["RuleDescription", "SplitResults", "copy_tree"]
+__all__ = ["DESCRIPTION_KEYS", "RuleDescription", "SplitResults", "copy_tree"]
+
+# The keys of a rule result whose values describe the rule, not the trace
+# (``evaluators.engine``): what storage keeps once per rule (``storage.ruleprofiles``).
+DESCRIPTION_KEYS = frozenset(
+    (
+        "rule",
+        "ruleName",
+        "category",
+        "kind",
+        "mechanism",
+        "role",
+        "question",
+        "classes",
+        "critical",
+        "criticalSource",
+        "origin",
+        "ruleVersion",
+        "uncertainty",
+        "ruleId",
+    )
+)
 
 
 def copy_tree(v: Any) -> Any:

@@ -30,32 +30,15 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, select
 
-from evaluators.splitresults import RuleDescription, SplitResults
+from evaluators.splitresults import DESCRIPTION_KEYS, RuleDescription, SplitResults
 from storage import jsontext
 from storage.fastinsert import insert_rows
 from storage.models import RuleProfile
 
 rule_profiles = cast(Table, RuleProfile.__table__)
 
-# The keys whose values describe the rule, not the trace (``evaluators.engine``).
-STATIC_KEYS = frozenset(
-    (
-        "rule",
-        "ruleName",
-        "category",
-        "kind",
-        "mechanism",
-        "role",
-        "question",
-        "classes",
-        "critical",
-        "criticalSource",
-        "origin",
-        "ruleVersion",
-        "uncertainty",
-        "ruleId",
-    )
-)
+# The keys whose values describe the rule, not the trace (one list, the engine's).
+STATIC_KEYS = DESCRIPTION_KEYS
 MARKER = "profiled"
 WHOLE = "="
 _CACHE_LIMIT = 20_000

@@ -25,28 +25,10 @@ from evaluators.context import EvalContext
 from evaluators.request import EvaluationRequest
 from evaluators.rules.base import Outcome, RuleSpec
 from evaluators.rules.registry import RULES
-from evaluators.splitresults import RuleDescription, SplitResults
+from evaluators.splitresults import DESCRIPTION_KEYS, RuleDescription, SplitResults
 from tests.support.texts import bench_cases
 
-# The keys ``storage.ruleprofiles`` keeps apart (evaluators' tests read no storage code).
-STATIC = frozenset(
-    (
-        "rule",
-        "ruleName",
-        "category",
-        "kind",
-        "mechanism",
-        "role",
-        "question",
-        "classes",
-        "critical",
-        "criticalSource",
-        "origin",
-        "ruleVersion",
-        "uncertainty",
-        "ruleId",
-    )
-)
+STATIC = DESCRIPTION_KEYS
 CONFIGS = [
     EngineConfig(),
     EngineConfig(required_evidence=("input", "tool_calls")),

@@ -55,7 +55,7 @@ IDLE_SLEEP_S = (0.01, 0.1)
 @dataclass
 class Outcome:
     job: job_store.ClaimedJob
-    derivation: tuple[dict[str, Any], dict[str, Any], int] | None = None
+    derivation: tuple[dict[str, Any], dict[str, Any], assembly.DerivedFrom] | None = None
     result: dict[str, Any] | None = None
     trace_row: dict[str, Any] | None = None
     error: str | None = None
@@ -163,7 +163,8 @@ def _compute(
             now = codec.utcnow()
             fields = derived_fields(derived, now=now)
             extras = derived_extras(derived)
-            outcome.derivation = (fields, extras, row["span_count"])
+            inputs = assembly.DerivedFrom(row["span_count"], row["log_writes"])
+            outcome.derivation = (fields, extras, inputs)
             row = outcome.trace_row = {**row, **fields, **extras}  # the fresh derivation
             if derived.evaluate is not None:
                 evaluate = derived.evaluate
@@ -193,7 +194,7 @@ def _store(
         if conn.dialect.name == "sqlite":
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         ours = job_store.owned(conn, [o.job for o in outcomes])
-        derivations: list[tuple[str, str, dict[str, Any], int]] = []
+        derivations: list[tuple[str, str, dict[str, Any], assembly.DerivedFrom]] = []
         stored: list[dict[str, Any] | None] = []
         evaluation_rows: list[dict[str, Any]] = []
         rule_rows: list[dict[str, Any]] = []
@@ -243,9 +244,9 @@ def _store(
             if outcome.derivation is not None:
                 # the fresh fields and, when judged, the pointer to the
                 # verdict: one UPDATE of the trace row instead of two
-                fields, extras, span_count = outcome.derivation
+                fields, extras, inputs = outcome.derivation
                 values = {**fields, **extras, **latest}
-                derivations.append((job.tenant_id, job.trace_id, values, span_count))
+                derivations.append((job.tenant_id, job.trace_id, values, inputs))
                 stored.append(outcome.stored)
             finished.append((job.id, evaluation_id))
         applied = assembly.save_derivations(conn, derivations, index=index, stored=stored)

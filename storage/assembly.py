@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NamedTuple, cast
 
 from sqlalchemy import (
     JSON,
@@ -290,17 +290,29 @@ def log_events_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> lis
     return out
 
 
+class DerivedFrom(NamedTuple):
+    """What a derivation was made from, as counted on the trace row it read
+    with its spans and log events: its UPDATE holds only while both counts
+    are unchanged. Log events reopen a trace without adding spans, so the
+    span count alone let a derivation made before they arrived be stored
+    as current, and the events never reached the trace's fields."""
+
+    span_count: int
+    log_writes: int
+
+
 def save_derivations(
     conn: Connection,
-    items: list[tuple[str, str, dict[str, Any], int]],
+    items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
     *,
     index: bool = True,
     stored: Sequence[Mapping[str, Any] | None] | None = None,
 ) -> list[bool]:
-    """Store fresh derivations: (tenant, trace, column values, span_count) each.
+    """Store fresh derivations: (tenant, trace, column values, inputs) each.
 
-    A derivation is written only if no span arrived since its spans were read
-    (``span_count`` unchanged); otherwise the trace's next job derives again.
+    A derivation is written only if no span or log event arrived since its
+    inputs were read (``DerivedFrom`` unchanged); otherwise the trace's next
+    job derives again.
     One guarded UPDATE executed for the whole batch (a statement per trace
     cost more than the rest of storing a verdict); when it changed fewer rows
     than given, the traces' span counts tell which guards held. The search
@@ -356,7 +368,7 @@ def unchanged_columns(values: Mapping[str, Any], row: Mapping[str, Any]) -> set[
     rewrites ~30 columns, most often with the agent name, timestamp, run and
     assembly facts the row had, and SQLite re-files the row in every index
     whose columns the statement sets (six of them), changed or not. Safe
-    under the ``span_count`` guard: what else writes these columns without
+    under the ``DerivedFrom`` guard: what else writes these columns without
     adding spans (a finalize request) is then kept instead of overwritten."""
     return {
         c
@@ -372,36 +384,47 @@ def _without(values: dict[str, Any], columns: set[str]) -> dict[str, Any]:
 
 
 def _update_guarded(
-    conn: Connection, columns: tuple[str, ...], items: list[tuple[str, str, dict[str, Any], int]]
+    conn: Connection,
+    columns: tuple[str, ...],
+    items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
 ) -> list[bool]:
     """``save_derivations`` for items that all set ``columns``: which applied."""
     rows = []
-    for tenant_id, trace_id, values, span_count in items:
+    for tenant_id, trace_id, values, inputs in items:
         row = {c: values.get(c) for c in columns}
-        row.update(derived=True, tenant_id=tenant_id, trace_id=trace_id, span_count=span_count)
+        row.update(
+            derived=True,
+            tenant_id=tenant_id,
+            trace_id=trace_id,
+            span_count=inputs.span_count,
+            log_writes=inputs.log_writes,
+        )
         rows.append(row)
-    changed = update_rows(conn, traces, rows, keys=("tenant_id", "trace_id", "span_count"))
+    keys = ("tenant_id", "trace_id", "span_count", "log_writes")
+    changed = update_rows(conn, traces, rows, keys=keys)
     if conn.dialect.supports_sane_multi_rowcount and changed == len(items):
         return [True] * len(items)
-    # a span arrived for some (or the driver cannot say): ask the rows
-    counts = _span_counts(conn, [(t, i) for t, i, _, _ in items])
-    return [counts.get((t, i)) == n for t, i, _, n in items]
+    # a span or a log event arrived for some (or the driver cannot say): ask the rows
+    now = _inputs_now(conn, [(t, i) for t, i, _, _ in items])
+    return [now.get((t, i)) == inputs for t, i, _, inputs in items]
 
 
-def _span_counts(conn: Connection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+def _inputs_now(
+    conn: Connection, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], DerivedFrom]:
     by_tenant: dict[str, list[str]] = {}
     for tenant_id, trace_id in keys:
         by_tenant.setdefault(tenant_id, []).append(trace_id)
-    found: dict[tuple[str, str], int] = {}
+    found: dict[tuple[str, str], DerivedFrom] = {}
     for tenant_id, ids in by_tenant.items():
         for i in range(0, len(ids), 500):
             rows = conn.execute(
-                select(traces.c.trace_id, traces.c.span_count).where(
+                select(traces.c.trace_id, traces.c.span_count, traces.c.log_writes).where(
                     and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids[i : i + 500]))
                 )
             )
-            for trace_id, count in rows:
-                found[(tenant_id, trace_id)] = int(count)
+            for trace_id, span_count, log_writes in rows:
+                found[(tenant_id, trace_id)] = DerivedFrom(int(span_count), int(log_writes))
     return found
 
 

@@ -87,6 +87,10 @@ class Trace(Base):
     has_root: Mapped[bool] = mapped_column(Boolean, default=False)
     error: Mapped[bool] = mapped_column(Boolean, default=False)
     span_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Writes of OTLP log events that reached the row. A derivation's UPDATE
+    # holds only while this and span_count are what its inputs were read
+    # with (storage.assembly.save_derivations): log events add no spans.
+    log_writes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     last_span_at: Mapped[datetime | None] = mapped_column(DateTime)
     ready_at: Mapped[datetime | None] = mapped_column(DateTime)
     finalize_requested: Mapped[bool] = mapped_column(Boolean, default=False)

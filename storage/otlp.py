@@ -363,6 +363,7 @@ class LogEventsWrite(WriteJob):
                     .where(and_(traces.c.tenant_id == job.tenant_id, traces.c.trace_id.in_(chunk)))
                     .values(
                         derived=False,
+                        log_writes=traces.c.log_writes + 1,
                         last_span_at=job.received_at,
                         revision=traces.c.revision + case((traces.c.status == "ready", 1), else_=0),
                         status="open",

@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
+from service import worker
 from service.assembler import sweep_once
 from service.worker import drain, warm_up
 from storage import codec
@@ -173,3 +176,42 @@ def test_the_warm_up_trace_judges_every_rule_a_plain_stored_trace_can() -> None:
     assert result["rules_evaluated"] == len(result["rule_results"]) - len(skipped)
     judged = {r["rule"] for r in result["rule_results"] if not r["skipped"]}
     assert {"no_pii", "no_tool_loop", "valid_tool_arguments", "tool_choice"} <= judged
+
+
+def test_log_events_landing_while_a_trace_is_derived_reach_its_fields(
+    make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Log events add no spans to their trace. Landing between the worker's
+    read of a trace and its store, they must not be lost: the derivation made
+    without them is not kept as current, and the trace's next job derives it
+    again with them."""
+    base = FIXTURES / "openai_v2_event_only"
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    headers = {"content-type": "application/x-protobuf"}
+    client.post("/v1/traces", content=(base / "tools_ok.pb").read_bytes(), headers=headers)
+    sweep_once(state.engine, state.settings)
+
+    derive = worker.derive_records
+    landed: list[int] = []
+
+    def derive_then_logs_land(*args: Any, **kwargs: Any) -> Any:
+        derived = derive(*args, **kwargs)
+        if not landed:  # the events are stored once the spans were read
+            logs = (base / "tools_ok.logs.pb").read_bytes()
+            landed.append(client.post("/v1/logs", content=logs, headers=headers).status_code)
+        return derived
+
+    monkeypatch.setattr(worker, "derive_records", derive_then_logs_land)
+    drain(state.engine, state.settings)
+    assert landed == [200]
+    sweep_once(state.engine, state.settings)  # the events reopened it: ready again
+    drain(state.engine, state.settings)
+    with state.engine.connect() as conn:
+        trace = conn.execute(select(Trace)).one()
+    assert (trace.revision, trace.log_writes) == (2, 1)
+    detail = client.get(f"/api/v1/traces/{trace.trace_id}").json()
+    assert detail["trace"]["derived"] is True
+    assert detail["trace"]["input"] == "What's the weather in Paris right now, and what is 23 * 7?"
+    assert detail["trace"]["output"].startswith("In Paris it is currently 18.5°C")
+    assert len(detail["evals"]) == 2  # judged at each revision

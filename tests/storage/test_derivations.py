@@ -17,6 +17,7 @@ from storage.traces import TraceQuery, list_traces
 
 traces = Trace.__table__
 T0 = datetime(2026, 1, 1, 12, 0, 0, 47065)
+FOUR = assembly.DerivedFrom(span_count=4, log_writes=0)  # what _add files
 
 
 def _add(engine: Engine, trace_id: str, **changes: Any) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def test_leaving_out_unchanged_columns_stores_the_same_row(
         _add(engine, trace_id, latency_ms=latency, has_root=True)
     if pointed:
         values = {**values, "latest_evaluation_id": "eval_1", "latest_score": 0.5}
-    items = [("t", "a" * 32, values, 4), ("t", "b" * 32, values, 4)]
+    items = [("t", "a" * 32, values, FOUR), ("t", "b" * 32, values, FOUR)]
     stored = [_read(engine, "a" * 32), None]  # b: every column written
     with engine.begin() as conn:
         assert assembly.save_derivations(conn, items, stored=stored) == [True, True]
@@ -97,7 +98,7 @@ def test_a_finalize_request_since_the_read_is_kept_when_the_derivation_agrees(
         conn.execute(update(traces).values(finalize_requested=True))
     values = {"finalize_requested": False, "output": "derived"}
     with engine.begin() as conn:
-        assembly.save_derivations(conn, [("t", "c" * 32, values, 4)], stored=[stored])
+        assembly.save_derivations(conn, [("t", "c" * 32, values, FOUR)], stored=[stored])
     row = _read(engine, "c" * 32)
     assert (row["finalize_requested"], row["output"], row["derived"]) == (True, "derived", True)
 
@@ -107,7 +108,9 @@ def test_the_search_row_is_built_from_every_value(engine: Engine) -> None:
     _add(engine, "d" * 32, output="kiwis")
     stored = _read(engine, "d" * 32)
     with engine.begin() as conn:
-        assembly.save_derivations(conn, [("t", "d" * 32, {"output": "kiwis"}, 4)], stored=[stored])
+        assembly.save_derivations(
+            conn, [("t", "d" * 32, {"output": "kiwis"}, FOUR)], stored=[stored]
+        )
     with engine.connect() as conn:
         page = list_traces(conn, TraceQuery(tenant_id="t", q="kiwis"))
     assert [r.trace_id for r in page.rows] == ["d" * 32]

@@ -12,6 +12,7 @@ from storage import assembly, codec
 from storage import jobs as job_store
 from storage.evaluations import evaluation_rows, failed_rule_rows, insert_evaluations
 from storage.models import EvaluationJob, RuleResultRow, Trace
+from storage.otlp import LogEventsWrite
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 
@@ -296,9 +297,11 @@ def test_postgresql_concurrent_sweeps_take_different_traces(engine: Engine) -> N
     assert sorted(jobs) == sorted(f"c{i}" for i in range(10))
 
 
-def _derivation(trace_id: str, span_count: int, agent: str) -> tuple[str, str, dict, int]:
+def _derivation(
+    trace_id: str, span_count: int, agent: str, log_writes: int = 0
+) -> tuple[str, str, dict, assembly.DerivedFrom]:
     fields = codec.agent_fields(AgentTrace(agent_name=agent, output="derived answer"), now=T0)
-    return ("t", trace_id, fields, span_count)
+    return ("t", trace_id, fields, assembly.DerivedFrom(span_count, log_writes))
 
 
 def test_save_derivations_applies_only_where_no_span_arrived(engine: Engine) -> None:
@@ -315,6 +318,42 @@ def test_save_derivations_applies_only_where_no_span_arrived(engine: Engine) -> 
     assert (rows["x"].agent_name, rows["x"].derived) == ("agent-x", True)
     assert (rows["y"].agent_name, rows["y"].derived) == ("a", False)
     assert rows["z"].output == "derived answer"
+
+
+def test_save_derivations_applies_only_where_no_log_event_arrived(engine: Engine) -> None:
+    """Log events add no spans: a derivation read before they came must not
+    be stored as current (it would mark the trace derived without them)."""
+    for tid in ("x", "y"):
+        add_trace(engine, tid, span_count=4, derived=False)
+    events = LogEventsWrite(
+        tenant_id="t",
+        rows=[
+            {
+                "tenant_id": "t",
+                "trace_id": "y",
+                "span_id": "00f067aa0ba902b7",
+                "name": "gen_ai.choice",
+                "time_unix_nano": 1,
+                "attributes": {},
+                "body": {"message": {"content": "late"}},
+                "received_at": T0,
+            }
+        ],
+        received_at=T0,
+    )
+    with engine.begin() as conn:  # y's log events arrived after its spans were read
+        LogEventsWrite.apply_group(conn, [events])
+    items = [_derivation(t, 4, f"agent-{t}") for t in ("x", "y")]
+    with engine.begin() as conn:
+        applied = assembly.save_derivations(conn, items)
+    assert applied == [True, False]
+    with engine.connect() as conn:
+        rows = {r.trace_id: r for r in conn.execute(select(Trace))}
+    assert (rows["x"].derived, rows["y"].derived) == (True, False)
+    assert (rows["y"].log_writes, rows["y"].agent_name) == (1, "a")
+    # read again with the events, the next derivation holds
+    with engine.begin() as conn:
+        assert assembly.save_derivations(conn, [_derivation("y", 4, "agent-y", 1)]) == [True]
 
 
 def test_save_derivations_all_applied(engine: Engine) -> None:

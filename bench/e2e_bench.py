@@ -61,19 +61,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def process_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a live process has used; 0 once it is gone."""
+def process_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds (user, system) a live process has used; zeros once it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
-def cpu_snapshot(server_pid: int) -> dict[str, float]:
-    """CPU seconds so far of the server's own process, of each of its child
-    processes (the evaluator workers), and of this process (the paced sender
-    and the sampler), keyed ``receiver``, ``worker <pid>``, ``bench``."""
+def cpu_snapshot(server_pid: int) -> dict[str, tuple[float, float]]:
+    """CPU seconds (user, system) so far of the server's own process, of each
+    of its child processes (the evaluator workers), and of this process (the
+    paced sender and the sampler), keyed ``receiver``, ``worker <pid>``,
+    ``bench``."""
     out = {"receiver": process_cpu(server_pid)}
     try:
         children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
@@ -87,7 +89,7 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
         if b"resource_tracker" not in cmdline:  # multiprocessing's helper, not a worker
             out[f"worker {child}"] = process_cpu(int(child))
     usage = os.times()
-    out["bench"] = usage.user + usage.system
+    out["bench"] = (usage.user, usage.system)
     return out
 
 
@@ -100,34 +102,51 @@ def settle(server_pid: int, timeout: float = 20.0) -> None:
     while time.monotonic() < deadline:
         time.sleep(0.3)
         now = cpu_snapshot(server_pid)
-        busy = [k for k in now if k != "bench" and now[k] - last.get(k, 0.0) > 0.02]
+        busy = [k for k in now if k != "bench" and sum(now[k]) - sum(last.get(k, (0, 0))) > 0.02]
         if not busy:
             return
         last = now
 
 
-def children_cpu() -> float:
-    """CPU seconds of this process's finished children (the load generator)."""
+def children_cpu() -> tuple[float, float]:
+    """CPU seconds (user, system) of this process's finished children (the load generator)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime, usage.ru_stime
 
 
-def print_cpu(before: dict[str, float], after: dict[str, float], traces: int) -> None:
+def print_cpu(
+    before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]], traces: int
+) -> None:
     """Where the machine's CPU went while the load was judged: per process
-    group, seconds and ms per trace, and the total against the cores."""
-    used = {k: after[k] - before.get(k, 0.0) for k in after}
+    group, seconds and ms per trace (and how much of it the kernel's, on the
+    group's behalf), and the total against the cores."""
+    used = {
+        k: (after[k][0] - before.get(k, (0, 0))[0], after[k][1] - before.get(k, (0, 0))[1])
+        for k in after
+    }
+    none = (0.0, 0.0)
+
+    def add(*keys: str) -> tuple[float, float]:
+        parts = [used.get(k, none) for k in keys]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+
     workers = sorted(k for k in used if k.startswith("worker "))
-    groups = [("receiver", used.get("receiver", 0.0))]
-    groups.append((f"{len(workers)} workers", sum(used[k] for k in workers)))
-    groups.append(
-        ("load generator + sampler", used.get("load generator", 0.0) + used.get("bench", 0.0))
-    )
-    total = sum(v for _, v in groups)
+    groups = [
+        ("receiver", add("receiver")),
+        (f"{len(workers)} workers", add(*workers)),
+        ("load generator + sampler", add("load generator", "bench")),
+    ]
+    total = sum(u + s for _, (u, s) in groups)
+    system = sum(s for _, (_, s) in groups)
     print(
-        "CPU while the load was taken and judged (s, ms per trace): "
-        + ", ".join(f"{name} {v:.1f} s = {v * 1000 / traces:.3f}" for name, v in groups)
+        "CPU while the load was taken and judged (s, ms per trace; system's share): "
+        + ", ".join(
+            f"{name} {u + s:.1f} s = {(u + s) * 1000 / traces:.3f} ({s * 1000 / traces:.3f})"
+            for name, (u, s) in groups
+        )
         + f"; total {total:.1f} s = {total * 1000 / traces:.3f} ms per trace "
-        f"({os.cpu_count()} cores: {os.cpu_count()} s of CPU per second)"
+        f"({system * 1000 / traces:.3f} in the kernel; "
+        f"{os.cpu_count()} cores: {os.cpu_count()} s of CPU per second)"
     )
 
 

@@ -29,6 +29,7 @@ trace's ``last_span_at`` is when its root arrived.
 from __future__ import annotations
 
 import argparse
+import http.client
 import os
 import resource
 import signal
@@ -41,6 +42,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import func, select, text
@@ -223,8 +225,15 @@ class PacedSender(threading.Thread):
         self.finished_at = time.monotonic()
 
     def _send_loop(self, start: float) -> None:
+        """One thread's share of the schedule, over one keep-alive connection.
+
+        The standard library's client, not httpx: it spends ~0.43 ms of CPU
+        a request here against httpx's ~1.3, on the same two cores as the
+        server it measures."""
+        target = urlsplit(self.url)
         headers = {"content-type": self.content_type}
-        with httpx.Client(timeout=30) as client:
+        conn = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port, timeout=30)
+        try:
             while True:
                 with self.lock:
                     i = self.next_index
@@ -239,17 +248,22 @@ class PacedSender(threading.Thread):
                     self.late.append(-wait)
                 for _ in range(20):
                     try:
-                        r = client.post(self.url, content=self.bodies[i], headers=headers)
-                    except httpx.HTTPError as exc:
-                        self.errors.append(f"body {i}: {exc}")
+                        conn.request("POST", target.path, body=self.bodies[i], headers=headers)
+                        answer = conn.getresponse()
+                        answer.read()
+                    except (OSError, http.client.HTTPException) as exc:
+                        self.errors.append(f"body {i}: {exc!r}")
+                        conn.close()  # the next request reconnects
                         break
-                    if r.status_code in (429, 503):
+                    if answer.status in (429, 503):
                         self.retried += 1
-                        time.sleep(float(r.headers.get("retry-after", "1")))
+                        time.sleep(float(answer.getheader("retry-after") or "1"))
                         continue
-                    if r.status_code != 200:
-                        self.errors.append(f"body {i}: HTTP {r.status_code}")
+                    if answer.status != 200:
+                        self.errors.append(f"body {i}: HTTP {answer.status}")
                     break
+        finally:
+            conn.close()
 
 
 def main() -> int:

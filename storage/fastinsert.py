@@ -6,6 +6,12 @@ UPDATE) statement once per (dialect, table, columns) and hands the driver
 plain tuples: JSON columns serialised here, datetimes in the exact text form
 SQLAlchemy itself reads back on SQLite. Everything else in storage keeps
 using Core.
+
+On SQLite a JSON value goes to the driver as its UTF-8 bytes, which the
+statement stores as text (``CAST(? AS TEXT)``: the same bytes, the same
+text value a ``str`` would have given): the encoder writes UTF-8, and the
+driver would otherwise encode again the ``str`` decoded from it
+(``jsontext.dumps_utf8``).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
     import psycopg
 
 _dumps = jsontext.dumps
+_dumps_utf8 = jsontext.dumps_utf8
 
 
 def _sqlite_datetime(value: datetime) -> str:
@@ -52,8 +59,12 @@ def _sqlite_datetime(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
-def _mark(dialect: str) -> str:
-    return "?" if dialect == "sqlite" else "%s"
+def _mark(dialect: str, kind: str = "plain") -> str:
+    """The parameter marker of a column of this kind (``_kinds``): a JSON
+    column's UTF-8 bytes are stored as text on SQLite."""
+    if dialect != "sqlite":
+        return "%s"
+    return "CAST(? AS TEXT)" if kind == "json" else "?"
 
 
 @lru_cache(maxsize=64)
@@ -76,20 +87,21 @@ def _plan(
     dialect: str, table: Table, columns: tuple[str, ...], ignore: bool
 ) -> tuple[str, tuple[str, ...]]:
     names = ", ".join(f'"{c}"' for c in columns)
-    marks = ", ".join(_mark(dialect) for _ in columns)
+    kinds = _kinds(table, columns)
+    marks = ", ".join(_mark(dialect, kind) for kind in kinds)
     verb = "INSERT OR IGNORE" if ignore and dialect == "sqlite" else "INSERT"
     sql = f'{verb} INTO "{table.name}" ({names}) VALUES ({marks})'
     if ignore and dialect == "postgresql":
         sql += " ON CONFLICT DO NOTHING"
-    return sql, _kinds(table, columns)
+    return sql, kinds
 
 
 @lru_cache(maxsize=64)
-def _update_sql(dialect: str, table: str, columns: tuple[str, ...], keys: tuple[str, ...]) -> str:
-    mark = _mark(dialect)
-    sets = ", ".join(f'"{c}" = {mark}' for c in columns)
-    where = " AND ".join(f'"{k}" = {mark}' for k in keys)
-    return f'UPDATE "{table}" SET {sets} WHERE {where}'
+def _update_sql(dialect: str, table: Table, columns: tuple[str, ...], keys: tuple[str, ...]) -> str:
+    kinds = _kinds(table, columns)
+    sets = ", ".join(f'"{c}" = {_mark(dialect, k)}' for c, k in zip(columns, kinds, strict=True))
+    where = " AND ".join(f'"{k}" = {_mark(dialect)}' for k in keys)
+    return f'UPDATE "{table.name}" SET {sets} WHERE {where}'
 
 
 def insert_rows(
@@ -164,7 +176,7 @@ def update_rows(
     columns = tuple(c for c in rows[0] if c not in keys)
     dialect = conn.dialect.name
     order = columns + keys
-    sql = _update_sql(dialect, table.name, columns, keys)
+    sql = _update_sql(dialect, table, columns, keys)
     params = _tuples(rows, order, _kinds(table, order), sqlite=dialect == "sqlite")
     return int(conn.exec_driver_sql(sql, params).rowcount)
 
@@ -176,8 +188,9 @@ def _tuples(
     *,
     sqlite: bool,
 ) -> list[tuple[Any, ...]]:
-    """The rows as driver tuples: JSON columns as text, and on SQLite datetimes
-    in the text form SQLAlchemy reads back; every other value as it is."""
+    """The rows as driver tuples: JSON columns as text (on SQLite its UTF-8
+    bytes, see the module's docstring), and on SQLite datetimes in the text
+    form SQLAlchemy reads back; every other value as it is."""
     pick = itemgetter(*columns)
     special = [
         (i, kind)
@@ -190,6 +203,7 @@ def _tuples(
         return [pick(row) for row in rows]
     # Rows of one request share their datetimes (received_at): format each once.
     formatted: dict[datetime, str] = {}
+    dumps = _dumps_utf8 if sqlite else _dumps
     params: list[tuple[Any, ...]] = []
     append = params.append
     for row in rows:
@@ -199,7 +213,7 @@ def _tuples(
             if value is None:
                 continue
             if kind == "json":
-                values[i] = _dumps(value)
+                values[i] = dumps(value)
             else:
                 text = formatted.get(value)
                 if text is None:

@@ -164,7 +164,7 @@ def split(results: Any) -> tuple[Any, dict[str, Body]]:
         {WHOLE: result} if item is None else [profile_id, *item[1][1](result)]
         for result, item, profile_id in zip(results, shaped, ids, strict=True)
     ]
-    text = encode({MARKER: entries})
+    text = jsontext.encode_fast_utf8({MARKER: entries})
     if text is None:
         return results, {}
     return jsontext.Encoded(text), profiles
@@ -200,7 +200,7 @@ def _split_apart(results: SplitResults) -> tuple[Any, dict[str, Body]]:
             profiles[profile_id] = body
         known = _bounded(_APART, _VERDICT_LIMIT)[id(descriptions)] = (descriptions, ids, profiles)
     _, ids, profiles = known
-    text = jsontext.encode_fast(
+    text = jsontext.encode_fast_utf8(
         {MARKER: [[pid, *values] for pid, values in zip(ids, results.values, strict=True)]}
     )
     if text is None:  # orjson cannot write a value: as ``split`` stores the whole list

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 
+from storage import jsontext
 from storage.fastinsert import COPY_MIN_ROWS, _sqlite_datetime, insert_rows
 from storage.models import EvaluationJob, LogEventRow
 from storage.spans import span_batches
@@ -92,6 +93,32 @@ def test_json_values_keep_their_types(engine: Engine) -> None:
     with engine.connect() as conn:
         bodies = [r.body for r in conn.execute(select(log_events).order_by(log_events.c.id))]
     assert bodies == [r["body"] for r in rows]
+
+
+def test_json_values_are_stored_as_the_text_the_encoder_wrote(engine: Engine) -> None:
+    """On SQLite the UTF-8 bytes go to the driver: they must land as text, as
+    a ``str`` did, characters beyond Latin-1 and ``Encoded`` values included."""
+    bodies = [{"why": "≥ 50 — “quoted” 😀", "n": 1}, jsontext.Encoded('{"kept":"…"}'.encode())]
+    rows = [
+        {
+            "tenant_id": "t",
+            "trace_id": "cd" * 16,
+            "span_id": f"{i + 1:016x}",
+            "name": "gen_ai.choice",
+            "time_unix_nano": i,
+            "body": body,
+            "received_at": datetime(2026, 11, 30, 5, 0, 0),
+        }
+        for i, body in enumerate(bodies)
+    ]
+    with engine.begin() as conn:
+        insert_rows(conn, log_events, rows)
+    with engine.connect() as conn:
+        read = [r.body for r in conn.execute(select(log_events).order_by(log_events.c.id))]
+        if engine.dialect.name == "sqlite":
+            kinds = conn.exec_driver_sql("SELECT DISTINCT typeof(body) FROM log_events").all()
+            assert kinds == [("text",)]
+    assert read == [bodies[0], {"kept": "…"}]
 
 
 def test_rows_of_a_table_with_a_generated_key(engine: Engine) -> None:

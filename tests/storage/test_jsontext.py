@@ -10,7 +10,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from storage.jsontext import dumps
+from storage.jsontext import dumps, dumps_utf8
 
 _reference = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
@@ -74,3 +74,13 @@ def test_non_string_keys_are_encoded_as_before() -> None:
 def test_an_empty_list_is_the_text_orjson_writes() -> None:
     assert dumps([]) == _one_pass([]) == "[]"
     assert dumps([[]]) == _one_pass([[]])
+
+
+@given(values)
+@settings(max_examples=300, deadline=None)
+def test_utf8_form_is_the_text_encoded(value: Any) -> None:
+    try:
+        text = dumps(value).encode()
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 form either way
+        return
+    assert dumps_utf8(value) == text

@@ -49,9 +49,11 @@ TRACES_PER_REQUEST = SPANS_PER_REQUEST // 4
 PROTOBUF = "application/x-protobuf"
 
 
-def thread_cpu(pid: int) -> dict[str, float]:
-    """CPU seconds of each live thread of ``pid``, summed by thread name."""
-    out: dict[str, float] = {}
+def thread_cpu(pid: int) -> dict[str, tuple[float, float]]:
+    """CPU seconds (user, system) of each live thread of ``pid``: the event
+    loop's thread as ``loop``, the others as ``name:tid`` (Python does not name
+    its native threads, so most are ``python``)."""
+    out: dict[str, tuple[float, float]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
@@ -59,8 +61,8 @@ def thread_cpu(pid: int) -> dict[str, float]:
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        name = re.sub(r"_\d+$", "", comm)
-        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        name = "loop" if task.name == str(pid) else f"{comm}:{task.name}"
+        out[name] = (int(fields[11]) / tick, int(fields[12]) / tick)
     return out
 
 
@@ -129,14 +131,23 @@ def paced_run(bodies: list[bytes], rate: float, grace_ms: int, env: dict[str, st
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
-    used = after - before
-    split = {k: v - threads_before.get(k, 0.0) for k, v in threads_after.items()}
+    user, system = after[0] - before[0], after[1] - before[1]
+    used = user + system
+    split = {
+        k: (u - threads_before.get(k, (0.0, 0.0))[0], s - threads_before.get(k, (0.0, 0.0))[1])
+        for k, (u, s) in threads_after.items()
+    }
     print(
         f"rate {rate:,.0f} traces/s, {traces} traces in {wall:.1f} s "
         f"({len(sender.late)} bodies late, {len(sender.errors)} errors): "
         f"receiver {used:.2f} s CPU = {used * 1000 / traces:.3f} ms per trace "
-        f"(shared machine); threads: "
-        + ", ".join(f"{k} {v:.2f}" for k, v in sorted(split.items(), key=lambda kv: -kv[1]) if v)
+        f"(user {user * 1000 / traces:.3f}, kernel {system * 1000 / traces:.3f}; "
+        f"shared machine); threads (user+kernel s): "
+        + ", ".join(
+            f"{k} {u:.2f}+{s:.2f}"
+            for k, (u, s) in sorted(split.items(), key=lambda kv: -sum(kv[1]))
+            if u or s
+        )
     )
 
 

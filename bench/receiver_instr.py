@@ -16,6 +16,9 @@ Phases (bodies: the load generator's, 100 spans = 25 traces a request):
 * ``sweep``: the bodies ingested first (not counted), then the sweeps that
   ready every trace and queue its job (``storage.assembly.SweepWrite``,
   grace 0), each in a transaction of its own, as the writer runs them.
+* ``decode`` / ``build``: only the decoding of each body
+  (``decode_otlp_protobuf``), or only the building of each decoded body's
+  write job (``jobs_for_batch``): the event loop's share of ``ingest``.
 * ``--per-commit K``: K requests in each transaction (the burst regime's
   coalescing), for the per-commit share of the cost.
 * ``checkpoint``: ingest as above with a passive WAL checkpoint after every
@@ -50,7 +53,9 @@ from storage.writer import WriteJob, run_transaction  # noqa: E402
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--phase", choices=["ingest", "sweep", "checkpoint"], default="ingest")
+    ap.add_argument(
+        "--phase", choices=["ingest", "decode", "build", "sweep", "checkpoint"], default="ingest"
+    )
     ap.add_argument("--requests", type=int, default=40)
     ap.add_argument("--checkpoint-every", type=int, default=1)
     ap.add_argument("--per-commit", type=int, default=1, help="requests per transaction")
@@ -99,6 +104,15 @@ def main() -> int:
         checkpoint_passive(engine)
         readied = functools.reduce(lambda _x, _y: sweep(), [0, 0])
         print(f"phase sweep: {readied} traces readied")
+    elif args.phase == "decode":
+        functools.reduce(lambda _x, _y: [decode_otlp_protobuf(b) for b in bodies], [0, 0])
+        print(f"phase decode: {len(bodies) * 25} traces ({len(bodies)} requests)")
+    elif args.phase == "build":
+        batches = [decode_otlp_protobuf(b) for b in bodies]
+        functools.reduce(
+            lambda _x, _y: [jobs_for_batch(x, "default", "otlp", 1) for x in batches], [0, 0]
+        )
+        print(f"phase build: {len(bodies) * 25} traces ({len(bodies)} requests)")
     else:
         functools.reduce(lambda _x, _y: ingest(bodies), [0, 0])
         print(f"phase {args.phase}: {len(bodies) * 25} traces ({len(bodies)} requests)")

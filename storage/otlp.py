@@ -18,7 +18,7 @@ from typing import Any, ClassVar, cast
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, update
 
 from storage import jsontext
-from storage.fastinsert import driver_datetime, insert_rows, insert_values
+from storage.fastinsert import driver_bool, driver_datetime, insert_rows, insert_values
 from storage.models import LogEventRow, SpanResource, Trace
 from storage.spans import BATCH_COLUMNS, SpanPiece, batch_values, span_batches, stored_span_ids
 from storage.writer import WriteJob
@@ -156,6 +156,8 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     # Rows are built as the driver takes them (``insert_values``): each
     # request's arrival time converted once, not once per row and column.
     as_param = driver_datetime(conn.dialect.name)
+    as_bool = driver_bool(conn.dialect.name)
+    no = as_bool(False)
     arrivals = {id(job): as_param(job.received_at) for job in jobs}
     new_rows: list[tuple[Any, ...]] = []
     updates: list[dict[str, Any]] = []
@@ -184,12 +186,12 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                     "open",
                     1,
                     root_span_id,
-                    has_root,
-                    error,
+                    as_bool(has_root),
+                    as_bool(error),
                     fresh,
                     arrival,
-                    finalize,
-                    False,
+                    as_bool(finalize),
+                    no,
                     delta0.service_name,
                     "{}",
                 )

@@ -26,7 +26,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -126,6 +126,9 @@ class GroupCommitWriter:
         self._inflight_bytes = 0
         self._closing = False
         self._process: WriterProcess | None = None
+        # The writer thread's own connection, opened there on the first
+        # commit (see ``_commit``).
+        self._connection: Connection | None = None
 
     def use_process(self, url: str) -> None:
         """Run transactions in a dedicated writer process (``IRIS_WRITER_PROCESS``).
@@ -159,6 +162,7 @@ class GroupCommitWriter:
                 await self._task
         if self._process is not None:
             await self._process.stop()
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close_connection)
         self._executor.shutdown(wait=True)
         if self.checkpointer is not None:
             await asyncio.to_thread(self.checkpointer.stop)
@@ -327,21 +331,46 @@ class GroupCommitWriter:
                 await receiver
 
     def _commit(self, batch: list[_Pending]) -> list[Any]:
-        """Apply a batch in one transaction (here or in the writer process)."""
+        """Apply a batch in one transaction, on the writer thread's own connection.
+
+        The connection is held, not taken from the engine's pool for each
+        batch: SQLite drops a connection's whole page cache when another
+        connection has written since its last transaction, and connections
+        taken in turn from the pool (which the checkpointer and the assembler
+        share) had always missed the writer's own last commit, so every
+        commit read its pages again."""
         jobs = [p.job for p in batch]
         started = time.perf_counter()
-        results, failures = run_transaction(self.engine, jobs)
+        if self._connection is None or self._connection.closed:
+            self._connection = self.engine.connect()
+        results, failures = run_transaction(self._connection, jobs)
         self.stats.failures += failures
         self.stats.record(len(jobs), sum(j.spans for j in jobs), time.perf_counter() - started)
         return results
 
+    def _close_connection(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
-def _apply(engine: Engine, jobs: list[WriteJob]) -> list[Any]:
+
+@contextlib.contextmanager
+def _transaction(bind: Engine | Connection) -> Iterator[Connection]:
+    """A transaction on a connection from ``bind``'s pool, or on ``bind`` itself."""
+    if isinstance(bind, Engine):
+        with bind.begin() as conn:
+            yield conn
+    else:
+        with bind.begin():
+            yield bind
+
+
+def _apply(bind: Engine | Connection, jobs: list[WriteJob]) -> list[Any]:
     groups: dict[type[WriteJob], list[int]] = defaultdict(list)
     for index, job in enumerate(jobs):
         groups[type(job)].append(index)
     results: list[Any] = [None] * len(jobs)
-    with engine.begin() as conn:
+    with _transaction(bind) as conn:
         for job_type, indexes in groups.items():
             group_results = job_type.apply_group(conn, [jobs[i] for i in indexes])
             for i, result in zip(indexes, group_results, strict=True):
@@ -349,12 +378,13 @@ def _apply(engine: Engine, jobs: list[WriteJob]) -> list[Any]:
     return results
 
 
-def run_transaction(engine: Engine, jobs: list[WriteJob]) -> tuple[list[Any], int]:
-    """Apply ``jobs`` in one transaction; on failure retry each job alone, so
-    one bad request cannot fail the requests it was grouped with. Returns one
-    result (or exception) per job and the number of jobs that failed."""
+def run_transaction(bind: Engine | Connection, jobs: list[WriteJob]) -> tuple[list[Any], int]:
+    """Apply ``jobs`` in one transaction (on a connection of ``bind``'s pool,
+    or on ``bind``); on failure retry each job alone, so one bad request
+    cannot fail the requests it was grouped with. Returns one result (or
+    exception) per job and the number of jobs that failed."""
     try:
-        return _apply(engine, jobs), 0
+        return _apply(bind, jobs), 0
     except Exception as exc:
         # A unique violation is a concurrent writer storing some of the same
         # rows first: a retry reads them as stored. Anything else fails a
@@ -365,7 +395,7 @@ def run_transaction(engine: Engine, jobs: list[WriteJob]) -> tuple[list[Any], in
     failures = 0
     for job in jobs:
         try:
-            results.extend(_apply(engine, [job]))
+            results.extend(_apply(bind, [job]))
         except Exception as single:
             failures += 1
             results.append(_classify(single))

@@ -52,6 +52,7 @@ typedef struct {
 
 typedef struct {
     slice keys[MAX_WANTED];
+    PyObject *names[MAX_WANTED]; /* the same keys as str (borrowed, hash cached) */
     Py_ssize_t count;
 } wanted_keys;
 
@@ -166,10 +167,11 @@ static PyObject *text_of(slice s) {
     return PyUnicode_DecodeUTF8((const char *)s.p, s.n, "strict");
 }
 
-static int full_key_value(slice kv, PyObject *into, int depth);
+static int full_key_value(slice kv, PyObject *into, int depth, PyObject *known_name);
 
 /* Adds the KeyValue ``kv`` to ``attrs`` when its key is wanted, its value
-   converted as ``expand`` converts every value. */
+   converted as ``expand`` converts every value. The key is the caller's str
+   equal to it (its hash already computed), not a new one decoded per span. */
 static int wanted_attribute(slice kv, const wanted_keys *wk, PyObject **attrs) {
     reader r = {kv.p, kv.p + kv.n};
     uint32_t field;
@@ -183,7 +185,7 @@ static int wanted_attribute(slice kv, const wanted_keys *wk, PyObject **attrs) {
     for (Py_ssize_t i = 0; i < wk->count; i++) {
         if (wk->keys[i].n != key.n || memcmp(wk->keys[i].p, key.p, (size_t)key.n) != 0) continue;
         if (*attrs == NULL && (*attrs = PyDict_New()) == NULL) return -1;
-        return full_key_value(kv, *attrs, 0);
+        return full_key_value(kv, *attrs, 0, wk->names[i]);
     }
     return 0;
 }
@@ -359,6 +361,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             return NULL;
         }
         wk.keys[i].p = (const uint8_t *)utf8;
+        wk.names[i] = k;
     }
     slice all = {(const uint8_t *)body.buf, body.len};
     /* ExportTraceServiceRequest.resource_spans = 1 */
@@ -537,8 +540,9 @@ error:
     return NULL;
 }
 
-/* One KeyValue into ``into``. */
-static int full_key_value(slice kv, PyObject *into, int depth) {
+/* One KeyValue into ``into``; its key is ``known_name`` when given (a str
+   equal to the key's text), else the key decoded. */
+static int full_key_value(slice kv, PyObject *into, int depth, PyObject *known_name) {
     reader r = {kv.p, kv.p + kv.n};
     uint32_t field;
     int wire, got, rc = -1;
@@ -555,7 +559,13 @@ static int full_key_value(slice kv, PyObject *into, int depth) {
         }
     }
     if (got < 0) goto done;
-    PyObject *name = text_of(key);
+    PyObject *name;
+    if (known_name != NULL) {
+        name = known_name;
+        Py_INCREF(name);
+    } else {
+        name = text_of(key);
+    }
     if (name == NULL) goto done;
     PyObject *val;
     if (values.count == 0) {
@@ -590,7 +600,7 @@ static int full_attributes(slice container, uint32_t field_number, PyObject *int
     while ((got = read_tag(&r, &field, &wire)) == 1) {
         if (field == field_number && wire == WT_LEN) {
             slice kv;
-            if (read_len(&r, &kv) < 0 || full_key_value(kv, into, depth) < 0) return -1;
+            if (read_len(&r, &kv) < 0 || full_key_value(kv, into, depth, NULL) < 0) return -1;
         } else if (skip_value(&r, field, wire, 0) < 0) {
             return -1;
         }

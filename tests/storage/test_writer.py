@@ -108,3 +108,24 @@ def test_admission_refuses_beyond_bounds(engine: Engine) -> None:
 
     asyncio.run(main())
     assert count(engine) == 4
+
+
+def test_commits_see_other_connections_writes_and_stop_returns_the_connection(
+    engine: Engine,
+) -> None:
+    """The writer keeps one connection across its transactions: rows another
+    connection commits in between are read (the new spans of a trace are
+    counted against them), and ``stop`` hands the connection back."""
+
+    async def main() -> None:
+        writer = GroupCommitWriter(engine)
+        await writer.start()
+        await writer.submit(job("first"))
+        with engine.begin() as conn:  # another connection writes meanwhile
+            NativeTraceWrite.apply_group(conn, [job("elsewhere")])
+        await writer.submit(job("second"))
+        assert count(engine) == 3
+        await writer.stop()
+
+    asyncio.run(main())
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]

@@ -22,29 +22,6 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 AUTOCHECKPOINT_PAGES = 10_000
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
-def register_sqlite_adapters() -> None:
-    """Give ``sqlite3`` an adapter for ``bool``, ``bytes`` and ``None``.
-
-    The driver binds exact ints, floats and strs directly; for any other
-    parameter it first looks for an adapter, and when there is none it asks
-    its protocol class for ``__adapt__``, which raises (and formats) an
-    ``AttributeError`` before the value is bound as it is. That was ~1,200
-    instructions for every bool, bytes and NULL parameter, ~13 a trace on the
-    ingest path alone (``bench/receiver_instr.py``). With an adapter found
-    first, each is one call. The values bound are unchanged: a bool was bound
-    as the integer it is, bytes as a blob, None as NULL."""
-    sqlite3.register_adapter(bool, int)
-    sqlite3.register_adapter(bytes, bytes)
-    sqlite3.register_adapter(type(None), _same)
-
-
-register_sqlite_adapters()
-
-
 def is_sqlite(engine_or_url: Engine | str) -> bool:
     url = engine_or_url.url if isinstance(engine_or_url, Engine) else make_url(engine_or_url)
     return url.get_backend_name() == "sqlite"

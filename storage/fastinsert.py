@@ -160,7 +160,7 @@ def driver_bool(dialect: str) -> Callable[[bool], Any]:
     """How a bool goes to the driver in ``insert_values``: as the integer
     SQLite stores for it there (the sqlite3 driver binds exact ints at once;
     for a bool it first looks up an adapter, ~1,400 instructions, see
-    ``storage.engine.register_sqlite_adapters``), the bool itself for
+    ``storage.engine._register_sqlite_adapters``), the bool itself for
     psycopg (a boolean column refuses an integer)."""
     if dialect == "sqlite":
         return int

@@ -338,12 +338,22 @@ class GroupCommitWriter:
         connection has written since its last transaction, and connections
         taken in turn from the pool (which the checkpointer and the assembler
         share) had always missed the writer's own last commit, so every
-        commit read its pages again."""
+        commit read its pages again.
+
+        Only on SQLite: PostgreSQL has no such cache to keep, and a connection
+        taken from the pool each time is checked (``pool_pre_ping``) after a
+        server restart. A batch with a failed job drops the held connection
+        too, so nothing it was left in carries over to the next batch."""
         jobs = [p.job for p in batch]
         started = time.perf_counter()
-        if self._connection is None or self._connection.closed:
-            self._connection = self.engine.connect()
-        results, failures = run_transaction(self._connection, jobs)
+        bind: Engine | Connection = self.engine
+        if self.engine.dialect.name == "sqlite":
+            if self._connection is None or self._connection.closed:
+                self._connection = self.engine.connect()
+            bind = self._connection
+        results, failures = run_transaction(bind, jobs)
+        if failures:
+            self._close_connection()
         self.stats.failures += failures
         self.stats.record(len(jobs), sum(j.spans for j in jobs), time.perf_counter() - started)
         return results

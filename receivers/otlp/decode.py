@@ -355,16 +355,26 @@ def expand_stored_span(
     (about a tenth of upb's cost here, where every attribute becomes a
     Python value), else upb; ``expand_stored_span_upb`` is that path.
     """
-    resource = dict(_resource_from_bytes(resource_bytes)) if resource_bytes else {}
+    attributes, events = expand_stored_span_content(span_bytes)
+    return attributes, events, stored_resource(resource_bytes)
+
+
+def stored_resource(resource_bytes: bytes | None) -> dict[str, Any]:
+    """A stored resource's attributes, as a dict of the caller's own (``{}`` when none)."""
+    return dict(_resource_from_bytes(resource_bytes)) if resource_bytes else {}
+
+
+def expand_stored_span_content(span_bytes: bytes) -> tuple[dict[str, Any], list[SpanEventRecord]]:
+    """(attributes, events) of a span stored as protobuf bytes: ``expand_stored_span``
+    less the resource, for a reader that converts a batch's resource once."""
     if _spanscan is not None:
         try:
             attributes, events = _spanscan.expand(span_bytes)
         except ValueError:
             pass
         else:
-            return attributes, [SpanEventRecord(*e) for e in events], resource
-    attributes, event_records = _expand_upb(span_bytes)
-    return attributes, event_records, resource
+            return attributes, [SpanEventRecord(*e) for e in events]
+    return _expand_upb(span_bytes)
 
 
 def _expand_upb(span_bytes: bytes) -> tuple[dict[str, Any], list[SpanEventRecord]]:

@@ -373,7 +373,8 @@ def expand_stored_span_content(span_bytes: bytes) -> tuple[dict[str, Any], list[
         except ValueError:
             pass
         else:
-            return attributes, [SpanEventRecord(*e) for e in events]
+            # Most spans have no events: no comprehension frame for them.
+            return attributes, [SpanEventRecord(*e) for e in events] if events else []
     return _expand_upb(span_bytes)
 
 

@@ -83,7 +83,7 @@ def records_of_batches(batches: Iterable[Mapping[str, Any]]) -> list[SpanRecord]
         # One resource dict for the batch's spans, as the decoders share one
         # per ``ResourceSpans`` (readers only read it).
         resource_attrs = stored_resource(bytes(resource) if resource else None)
-        scanned = read_resource_spans(bytes(packed))
+        scanned = read_resource_spans(bytes(packed), ingest_attributes=False)
         if len(scanned) != len(row["iris_kinds"].split()):  # as ``expand`` refuses it
             raise ValueError("a span batch's kinds do not match its spans")
         for r, span_bytes in scanned:

@@ -230,11 +230,18 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
     return batch
 
 
-def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]:
+def read_resource_spans(
+    resource_spans: bytes, *, ingest_attributes: bool = True
+) -> list[tuple[SpanRecord, bytes]]:
     """The spans of a serialized ``ResourceSpans`` that this receiver accepted
     earlier (Iris's stored span batches, ``storage.spans``), with each span's
     bytes: the records ``decode_traces_protobuf_lean`` gave on arrival, less
     the resource (stored apart).
+
+    ``ingest_attributes=False`` is for a reader that expands each span's
+    attributes itself (``expand_stored_span``): the C scanner then converts
+    none of them and leaves each record's attributes empty (the fallback
+    decoder still fills them).
 
     The bytes were validated when they arrived, so the C scanner reads them
     without upb parsing them first; without the scanner, or if it declines,
@@ -242,7 +249,7 @@ def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]
     request = b"\x0a" + write_varint(len(resource_spans)) + resource_spans
     if _spanscan is not None:
         try:
-            scanned = _spanscan.scan(request, _SCAN_KEYS)
+            scanned = _spanscan.scan(request, _SCAN_KEYS if ingest_attributes else ())
             scopes = _scopes_of(resource_spans)
         except ValueError:
             scanned = None

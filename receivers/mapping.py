@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, cast
 
 from evaluators.model import AgentTrace, Span, SpanEvent, SpanKind, StatusCode, ToolDef
@@ -95,6 +96,12 @@ class DerivedTrace(AgentTrace):
 _TOOL_MARKERS: frozenset[str] = frozenset(P.TOOL_MARKERS)
 _MODEL_REQUEST_MARKERS: frozenset[str] = frozenset(P.MODEL_REQUEST_MARKERS)
 _OUTPUT_MESSAGE_KEYS: frozenset[str] = frozenset(gc.OUTPUT_MESSAGES)
+_TOOL_DEFINITION_KEYS: frozenset[str] = frozenset(gc.TOOL_DEFINITIONS)
+# Every key of Iris's own table: few spans or resources carry any, and one set
+# test lets the readers of ``iris.*`` attributes pass the others over.
+_IRIS_KEYS: frozenset[str] = frozenset(
+    key for keys in vars(iris_conv).values() if isinstance(keys, tuple) for key in keys
+)
 
 
 def _lower(val: Any) -> str:
@@ -157,12 +164,11 @@ def group_by_trace(spans: Iterable[SpanRecord]) -> dict[str, list[SpanRecord]]:
     return out
 
 
-def _start_key(s: SpanRecord) -> tuple[int, int, str]:
-    return (s.start_unix_nano, s.end_unix_nano, s.span_id)
-
-
-def _end_key(s: SpanRecord) -> tuple[int, int, str]:
-    return (s.end_unix_nano, s.start_unix_nano, s.span_id)
+# Sort keys, as ``attrgetter``s (C) rather than Python functions called per span.
+# Start order: (start, end, span id).
+_start_key = attrgetter("start_unix_nano", "end_unix_nano", "span_id")
+# End order: (end, start, span id).
+_end_key = attrgetter("end_unix_nano", "start_unix_nano", "span_id")
 
 
 def _pick_root(ordered: list[SpanRecord], by_id: dict[str, SpanRecord]) -> SpanRecord | None:
@@ -181,10 +187,13 @@ def _pick_root(ordered: list[SpanRecord], by_id: dict[str, SpanRecord]) -> SpanR
 def _agent_name(
     ordered: list[SpanRecord],
     agent_spans: list[SpanRecord],
+    steered: list[SpanRecord],
     root: SpanRecord | None,
     resource: dict[str, Any],
     lacked: list[str],
 ) -> str:
+    """``steered``: the spans of ``ordered`` that carry an ``iris.*`` key."""
+
     def ok(val: Any) -> str | None:
         if isinstance(val, str) and val.strip() and val not in gc.PLACEHOLDER_AGENT_NAMES:
             return val.strip()
@@ -195,7 +204,7 @@ def _agent_name(
         name = ok(first(attrs, iris_conv.AGENT_NAME))
         if name:
             return name
-    for s in ordered:
+    for s in steered:
         name = ok(first(s.attributes, iris_conv.AGENT_NAME))
         if name:
             return name
@@ -412,10 +421,11 @@ def _input(
     kinds: dict[str, str],
     by_kind: tuple[list[SpanRecord], list[SpanRecord]],
     root: SpanRecord | None,
-    resource: dict[str, Any],
+    steer_from: tuple[dict[str, Any], ...],
 ) -> str | None:
-    """The trace's ask; ``by_kind`` is (agent spans, model spans), in start order."""
-    for attrs in (root.attributes if root is not None else {}, resource):
+    """The trace's ask; ``by_kind`` is (agent spans, model spans), in start order;
+    ``steer_from`` as ``_steer``'s."""
+    for attrs in steer_from:
         text = usable_text(first(attrs, iris_conv.INPUT))
         if text is not None:
             return text
@@ -445,10 +455,11 @@ def _output(
     ordered: list[SpanRecord],
     kinds: dict[str, str],
     root: SpanRecord | None,
-    resource: dict[str, Any],
+    steer_from: tuple[dict[str, Any], ...],
     parse: Callable[[Any], Any] = maybe_json,
 ) -> str | None:
-    for attrs in (root.attributes if root is not None else {}, resource):
+    """The trace's answer; ``steer_from`` as ``_steer``'s."""
+    for attrs in steer_from:
         text = usable_text(first(attrs, iris_conv.OUTPUT))
         if text is not None:
             return text
@@ -523,6 +534,8 @@ def _tools_catalogue(
 ) -> tuple[ToolDef, ...] | None:
     defs: dict[str, ToolDef] = {}
     for s in ordered:
+        if carries_none(s.attributes, _TOOL_DEFINITION_KEYS):
+            continue
         raw = maybe_json(first(s.attributes, gc.TOOL_DEFINITIONS))
         if isinstance(raw, list):
             for item in raw:
@@ -580,9 +593,18 @@ def _truthy(val: Any) -> bool | None:
     return None
 
 
-def _steer(resource: dict[str, Any], root: SpanRecord | None, keys: Sequence[str]) -> Any:
-    """An iris.* steering attribute: the root span wins over the resource."""
-    for attrs in ((root.attributes if root is not None else {}), resource):
+def _steering_sources(
+    resource: dict[str, Any], root: SpanRecord | None
+) -> tuple[dict[str, Any], ...]:
+    """Where ``iris.*`` steering attributes are read, the root span first (it
+    wins over the resource), less those that carry no ``iris.*`` key at all."""
+    sources = ((root.attributes if root is not None else {}), resource)
+    return tuple(attrs for attrs in sources if not carries_none(attrs, _IRIS_KEYS))
+
+
+def _steer(sources: tuple[dict[str, Any], ...], keys: Sequence[str]) -> Any:
+    """An iris.* steering attribute from ``_steering_sources``: the first set."""
+    for attrs in sources:
         val = first(attrs, keys)
         if val is not None:
             return val
@@ -648,10 +670,13 @@ def derive_trace(spans: Sequence[SpanRecord], *, model_spans: bool = True) -> De
             agent_spans.append(s)
             exchange_spans.append(s)
 
-    agent_name = _agent_name(ordered, agent_spans, root, resource, lacked)
-    text_in = _input(ordered, kinds, (agent_spans, llm_spans), root, resource)
+    steered = [s for s in ordered if not carries_none(s.attributes, _IRIS_KEYS)]
+    steer_from = _steering_sources(resource, root)
+
+    agent_name = _agent_name(ordered, agent_spans, steered, root, resource, lacked)
+    text_in = _input(ordered, kinds, (agent_spans, llm_spans), root, steer_from)
     parse = ParseOnce()
-    text_out = _output(ordered, kinds, root, resource, parse)
+    text_out = _output(ordered, kinds, root, steer_from, parse)
     model = _model(ordered, llm_spans)
     tool_calls = (
         extract_tool_calls(tool_spans, exchange_spans, by_id, parse) if tool_spans else None
@@ -679,9 +704,9 @@ def derive_trace(spans: Sequence[SpanRecord], *, model_spans: bool = True) -> De
         timestamp = iso_from_ns(root.start_unix_nano)
         if root.end_unix_nano >= root.start_unix_nano > 0:
             latency = (root.end_unix_nano - root.start_unix_nano) / 1e6
-    run = _steer(resource, root, iris_conv.RUN)
-    case_key = _steer(resource, root, iris_conv.CASE_KEY)
-    eval_type = _steer(resource, root, iris_conv.EVAL_TYPE)
+    run = _steer(steer_from, iris_conv.RUN)
+    case_key = _steer(steer_from, iris_conv.CASE_KEY)
+    eval_type = _steer(steer_from, iris_conv.EVAL_TYPE)
     metadata: dict[str, Any] = {}
     if model is not None:
         metadata["model"] = model
@@ -707,8 +732,8 @@ def derive_trace(spans: Sequence[SpanRecord], *, model_spans: bool = True) -> De
         has_root=any(not s.parent_span_id for s in ordered),
         status="error" if failed else "ok",
         lacked=lacked,
-        finalize_requested=any(finalize_requested(s) for s in ordered)
+        finalize_requested=any(finalize_requested(s) for s in steered)
         or _truthy(first(resource, iris_conv.FINALIZE)) is True,
-        evaluate=_truthy(_steer(resource, root, iris_conv.EVALUATE)),
+        evaluate=_truthy(_steer(steer_from, iris_conv.EVALUATE)),
         eval_type=str(eval_type) if eval_type is not None else None,
     )

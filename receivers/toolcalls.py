@@ -293,7 +293,12 @@ def extract_tool_calls(
             used.add(pick[0])
             if d["args"] is None and pick[2] is not None:
                 d["args"] = _parse_payload(pick[2])
-    responses = tool_responses(llm_spans)
+    # Read only when a failed call lacks its result (rare).
+    responses = (
+        tool_responses(llm_spans)
+        if any(d["result"] is None and d["error"] is not None for d in drafts)
+        else {}
+    )
     calls: list[ToolCall] = []
     for d in drafts:
         if d["result"] is None and d["error"] is not None and d["cid"] in responses:

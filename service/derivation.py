@@ -7,7 +7,12 @@ from operator import attrgetter
 from typing import Any
 
 from receivers.mapping import DerivedTrace, derive_trace
-from receivers.otlp.decode import expand_stored_span, read_resource_spans
+from receivers.otlp.decode import (
+    expand_stored_span,
+    expand_stored_span_content,
+    read_resource_spans,
+    stored_resource,
+)
 from receivers.otlp.logs import LogEvent, attach_log_events
 from receivers.spans import SpanEventRecord, SpanRecord
 from storage import codec
@@ -75,31 +80,20 @@ def records_of_batches(batches: Iterable[Mapping[str, Any]]) -> list[SpanRecord]
             out.extend(record_from_row(span) for span in expand((row,)))
             continue
         resource = row["otlp_resource"]
-        resource_bytes = bytes(resource) if resource else None
-        scanned = read_resource_spans(bytes(packed))
+        # One resource dict for the batch's spans, as the decoders share one
+        # per ``ResourceSpans`` (readers only read it).
+        resource_attrs = stored_resource(bytes(resource) if resource else None)
+        scanned = read_resource_spans(bytes(packed), ingest_attributes=False)
         if len(scanned) != len(row["iris_kinds"].split()):  # as ``expand`` refuses it
             raise ValueError("a span batch's kinds do not match its spans")
         for r, span_bytes in scanned:
-            attributes, events, resource_attrs = expand_stored_span(
-                span_bytes if type(span_bytes) is bytes else bytes(span_bytes), resource_bytes
+            # The scanned record is this call's own: it takes the span's
+            # expanded attributes and events in place of building another.
+            r.attributes, r.events = expand_stored_span_content(
+                span_bytes if type(span_bytes) is bytes else bytes(span_bytes)
             )
-            out.append(
-                SpanRecord(
-                    r.trace_id,
-                    r.span_id,
-                    r.name,
-                    r.parent_span_id,
-                    r.kind,
-                    r.start_unix_nano,
-                    r.end_unix_nano,
-                    r.status_code,
-                    r.status_message,
-                    attributes,
-                    events,
-                    resource_attrs,
-                    r.scope_name,
-                )
-            )
+            r.resource = resource_attrs
+            out.append(r)
     out.sort(key=_SPAN_ID)
     return out
 

@@ -230,11 +230,18 @@ def scanned_records(body: bytes, req: ExportTraceServiceRequest) -> DecodedBatch
     return batch
 
 
-def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]:
+def read_resource_spans(
+    resource_spans: bytes, *, ingest_attributes: bool = True
+) -> list[tuple[SpanRecord, bytes]]:
     """The spans of a serialized ``ResourceSpans`` that this receiver accepted
     earlier (Iris's stored span batches, ``storage.spans``), with each span's
     bytes: the records ``decode_traces_protobuf_lean`` gave on arrival, less
     the resource (stored apart).
+
+    ``ingest_attributes=False`` is for a reader that expands each span's
+    attributes itself (``expand_stored_span``): the C scanner then converts
+    none of them and leaves each record's attributes empty (the fallback
+    decoder still fills them).
 
     The bytes were validated when they arrived, so the C scanner reads them
     without upb parsing them first; without the scanner, or if it declines,
@@ -242,7 +249,7 @@ def read_resource_spans(resource_spans: bytes) -> list[tuple[SpanRecord, bytes]]
     request = b"\x0a" + write_varint(len(resource_spans)) + resource_spans
     if _spanscan is not None:
         try:
-            scanned = _spanscan.scan(request, _SCAN_KEYS)
+            scanned = _spanscan.scan(request, _SCAN_KEYS if ingest_attributes else ())
             scopes = _scopes_of(resource_spans)
         except ValueError:
             scanned = None
@@ -355,16 +362,27 @@ def expand_stored_span(
     (about a tenth of upb's cost here, where every attribute becomes a
     Python value), else upb; ``expand_stored_span_upb`` is that path.
     """
-    resource = dict(_resource_from_bytes(resource_bytes)) if resource_bytes else {}
+    attributes, events = expand_stored_span_content(span_bytes)
+    return attributes, events, stored_resource(resource_bytes)
+
+
+def stored_resource(resource_bytes: bytes | None) -> dict[str, Any]:
+    """A stored resource's attributes, as a dict of the caller's own (``{}`` when none)."""
+    return dict(_resource_from_bytes(resource_bytes)) if resource_bytes else {}
+
+
+def expand_stored_span_content(span_bytes: bytes) -> tuple[dict[str, Any], list[SpanEventRecord]]:
+    """(attributes, events) of a span stored as protobuf bytes: ``expand_stored_span``
+    less the resource, for a reader that converts a batch's resource once."""
     if _spanscan is not None:
         try:
             attributes, events = _spanscan.expand(span_bytes)
         except ValueError:
             pass
         else:
-            return attributes, [SpanEventRecord(*e) for e in events], resource
-    attributes, event_records = _expand_upb(span_bytes)
-    return attributes, event_records, resource
+            # Most spans have no events: no comprehension frame for them.
+            return attributes, [SpanEventRecord(*e) for e in events] if events else []
+    return _expand_upb(span_bytes)
 
 
 def _expand_upb(span_bytes: bytes) -> tuple[dict[str, Any], list[SpanEventRecord]]:

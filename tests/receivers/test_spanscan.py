@@ -374,3 +374,16 @@ def test_stored_spans_read_back_as_the_lean_decoder_reads_them(
         got = decode.read_resource_spans(_stored_form(rs))
         assert [r for r, _ in got] == [dataclasses.replace(r, resource={}) for r in expected.spans]
         assert [b for _, b in got] == [o[0] for o in expected.otlp or ()]
+
+
+@needs_fixtures
+@pytest.mark.parametrize("rel", trace_pb_fixtures())
+def test_stored_spans_read_without_ingest_attributes(rel: str) -> None:
+    """``ingest_attributes=False`` gives the same records and bytes, with the
+    attributes left empty (the worker expands each span's own)."""
+    req = ExportTraceServiceRequest.FromString((FIXTURES / rel).read_bytes())
+    for rs in req.resource_spans:
+        full = decode.read_resource_spans(_stored_form(rs))
+        lean = decode.read_resource_spans(_stored_form(rs), ingest_attributes=False)
+        assert [r.attributes for r, _ in lean] == [{} for _ in full]
+        assert [(dataclasses.replace(r, attributes={}), b) for r, b in full] == lean

@@ -875,6 +875,18 @@ _SUCCESS_CLAIM = LinearPattern(
         re.I,
     )
 )
+# One of these (lowercase) is in every _SUCCESS_CLAIM match: a word of each
+# alternative ("success" stands for "successfully"; "set" and "sent", which
+# other words hold, come with what precedes them in the claim).
+_SUCCESS_CLAIM_LITERALS: tuple[str, ...] = (
+    "done", "all set", "success", "updated", "deleted", "removed", "created",
+    "i sent", "'ve sent", "have sent", "changed", "i set", "'ve set", "have set",
+    "added", "moved", "cleaned", "cancel", "applied", "merged", "deployed", "migrated",
+    "fixed", "all green", "passed", "is green", "succeeded", "safe to merge",
+    "in good standing", "no payment issues", "errors", "failures", "went through",
+    "nothing failed", "no action needed",
+)  # fmt: skip
+_SUCCESS_CLAIM_SET = LOWERED_OUTPUT.member(_SUCCESS_CLAIM_LITERALS)
 _FAILURE_ACK = re.compile(
     r"\b(?:fail(?:ed|s|ure|ures|ing)?|error(?:ed|s)?|couldn'?t|could not|unable to|denied|declined|"
     r"past[ _]due"
@@ -1567,6 +1579,11 @@ _DENIAL_LOWER = lowered_twin(_DENIAL)
 def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not _any_in(mat.lower, _FAILURE_HINTS):
+        return
+    # an output that cannot claim success (most do not) ends the signal
+    # before the material's failure scan: its literals are read from the
+    # lowered output's one pass, which other gates share
+    if _cannot_match(out, _SUCCESS_CLAIM_SET):
         return
     # only the first reason is read; then the output's tests, the claim
     # before the acknowledgement (a far cheaper scan, and it mostly fails)

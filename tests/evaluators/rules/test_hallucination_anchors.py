@@ -151,3 +151,24 @@ def test_success_claim_literals_gate_the_search(output: str) -> None:
         assert not hg._cannot_match(output, hg._SUCCESS_CLAIM_SET)
         if output.isascii():
             assert hg._any_in_reference(output.lower(), hg._SUCCESS_CLAIM_LITERALS)
+
+
+status_claims = st.lists(
+    st.sampled_from(
+        [
+            "returns", "Returned ", "returning", "responds with", "respond with", "HTTP", "http",
+            "status", "Status code", "gives", "gave", "Got", "an ", "the ", "a ", " ", "\t", "\n",
+            "200", "404", "503", "5000", "ms", "x", "\u212a", "ſ", "İ", "RETURN",
+        ]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@given(status_claims)
+@example("returned 404")
+@settings(max_examples=600, deadline=None)
+def test_status_claim_words_gate_the_search(output: str) -> None:
+    """Every status claim holds one of the words the signal gates on."""
+    if hg._STATUS_CLAIM.search(output) is not None:
+        assert not hg._cannot_match(output, hg._STATUS_CLAIM_SET)

@@ -875,6 +875,18 @@ _SUCCESS_CLAIM = LinearPattern(
         re.I,
     )
 )
+# One of these (lowercase) is in every _SUCCESS_CLAIM match: a word of each
+# alternative ("success" stands for "successfully"; "set" and "sent", which
+# other words hold, come with what precedes them in the claim).
+_SUCCESS_CLAIM_LITERALS: tuple[str, ...] = (
+    "done", "all set", "success", "updated", "deleted", "removed", "created",
+    "i sent", "'ve sent", "have sent", "changed", "i set", "'ve set", "have set",
+    "added", "moved", "cleaned", "cancel", "applied", "merged", "deployed", "migrated",
+    "fixed", "all green", "passed", "is green", "succeeded", "safe to merge",
+    "in good standing", "no payment issues", "errors", "failures", "went through",
+    "nothing failed", "no action needed",
+)  # fmt: skip
+_SUCCESS_CLAIM_SET = LOWERED_OUTPUT.member(_SUCCESS_CLAIM_LITERALS)
 _FAILURE_ACK = re.compile(
     r"\b(?:fail(?:ed|s|ure|ures|ing)?|error(?:ed|s)?|couldn'?t|could not|unable to|denied|declined|"
     r"past[ _]due"
@@ -1213,6 +1225,10 @@ _STATUS_CLAIM = re.compile(
     r"\b(?:returns?|returned|returning|responds? with|HTTP|status(?: code)?|gives?|gave|"
     r"got)\s+(?:an?\s+|the\s+)?(?P<c>[1-5]\d\d)\b(?!\s*(?:ms|s\b|%|[a-z]))",
     re.I,
+)
+# One of these (lowercase) is in every _STATUS_CLAIM match: its leading word.
+_STATUS_CLAIM_SET = LOWERED_OUTPUT.member(
+    ("return", "respond", "http", "status", "give", "gave", "got")
 )
 
 _VERSION_ANY = re.compile(
@@ -1568,6 +1584,11 @@ def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
     if not _any_in(mat.lower, _FAILURE_HINTS):
         return
+    # an output that cannot claim success (most do not) ends the signal
+    # before the material's failure scan: its literals are read from the
+    # lowered output's one pass, which other gates share
+    if _cannot_match(out, _SUCCESS_CLAIM_SET):
+        return
     # only the first reason is read; then the output's tests, the claim
     # before the acknowledgement (a far cheaper scan, and it mostly fails)
     reason = next(_failure_reasons_iter(mat), None)
@@ -1814,6 +1835,11 @@ def _absences(out: str, mat: Material) -> Iterator[Signal]:
 
 
 def _statuses(out: str, mat: Material) -> Iterator[Signal]:
+    # an output that states no status (most do not) ends the signal before
+    # the material's scans: the claim's words are read from the lowered
+    # output's one pass, which other gates share
+    if _cannot_match(out, _STATUS_CLAIM_SET):
+        return
     if (
         "http" not in mat.lower
         and "status" not in mat.lower

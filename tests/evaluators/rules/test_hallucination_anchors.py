@@ -81,6 +81,8 @@ outputs = st.lists(
         [
             "Done.", "All set", "i've updated it", "All green", "no errors", "No 5xx", "failed",
             "couldn't", "the build passed", " ", "\n", ".", "x", "500", "ſ", "\u212a",
+            "I set", "I've sent", "i have set", "I successfully set", "cancelled", "I ",
+            "you're all set", "safe to merge", "no backend failures", "Success", "sent", "set",
         ]
     ),
     max_size=12,
@@ -120,3 +122,53 @@ def test_attribution_cues_tried_at_their_leads(output: str) -> None:
     places = hg._occurrences(low, hg._ATTRIBUTION_LEADS)
     anchored = tried_at(hg._ATTRIBUTION_LOWER, low, places)
     assert _spans(anchored) == _spans(hg._ATTRIBUTION_LOWER.finditer(low))
+
+
+claims = st.lists(
+    st.sampled_from(
+        [
+            "Done", "ALL SET", "you're all set", "Success", "I ", "I've ", "I have ", "i",
+            "successfully ", "updated", "Deleted", "removed", "created", "sent", "changed", "set",
+            "added", "moved", "cleaned", "cancelled", "canceled", "applied", "merged", "deployed",
+            "migrated", "fixed", "all green", "All 3 tests passed", "the suite is green",
+            "build succeeded", "safe to merge", "in good standing", "no payment issues",
+            "No server-side errors", "no 5xx failures at all", "completed successfully",
+            "went through", "nothing failed", "no action needed", " ", "\n", ".", "!", "x",
+            "\u212a", "ſ", "İ",
+        ]
+    ),
+    max_size=16,
+).map("".join)  # fmt: skip
+
+
+@given(claims)
+@example("I set it")
+@example("\nDone")
+@settings(max_examples=600, deadline=None)
+def test_success_claim_literals_gate_the_search(output: str) -> None:
+    """Every success claim holds one of the literals the signal gates on."""
+    if hg._SUCCESS_CLAIM.search(output) is not None:
+        assert not hg._cannot_match(output, hg._SUCCESS_CLAIM_SET)
+        if output.isascii():
+            assert hg._any_in_reference(output.lower(), hg._SUCCESS_CLAIM_LITERALS)
+
+
+status_claims = st.lists(
+    st.sampled_from(
+        [
+            "returns", "Returned ", "returning", "responds with", "respond with", "HTTP", "http",
+            "status", "Status code", "gives", "gave", "Got", "an ", "the ", "a ", " ", "\t", "\n",
+            "200", "404", "503", "5000", "ms", "x", "\u212a", "ſ", "İ", "RETURN",
+        ]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@given(status_claims)
+@example("returned 404")
+@settings(max_examples=600, deadline=None)
+def test_status_claim_words_gate_the_search(output: str) -> None:
+    """Every status claim holds one of the words the signal gates on."""
+    if hg._STATUS_CLAIM.search(output) is not None:
+        assert not hg._cannot_match(output, hg._STATUS_CLAIM_SET)

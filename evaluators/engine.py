@@ -856,7 +856,8 @@ def _make_plan(
     # and the clock (the config hash leaves them out; ``_assemble_planned``
     # sets them).
     provenance = _provenance(config, (), {}, "")
-    skeleton = _copy_json_py({**result, "rule_results": rule_results, "provenance": provenance})
+    copy = _resultkernel.copy_json if _resultkernel is not None else _copy_json_py
+    skeleton = copy({**result, "rule_results": rule_results, "provenance": provenance})
 
     def weights(idx: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[float, ...], float]:
         ws = tuple(results[i].weight for i in idx)

@@ -155,6 +155,28 @@ def estimate(dets: tuple[Detector, ...], prior: float, mode: str) -> Risk | None
     return Risk(p, lo, hi, tuple(sorted(q.items())), pi)
 
 
+def _ppv_quantiles(
+    sd: tuple[float, ...], spd: tuple[float, ...], pi: float
+) -> tuple[float, float, float, float]:
+    """:func:`_ppv_quantiles_py`, in C when the kernel is built (the same
+    doubles: ``_riskkernel.c``)."""
+    if _riskkernel is not None:
+        got = _riskkernel.ppv_interval(sd, spd, pi, LO_INDEX, HI_INDEX)
+        if got is not None:
+            return got
+    return _ppv_quantiles_py(sd, spd, pi)
+
+
+def _ppv_quantiles_py(
+    sd: tuple[float, ...], spd: tuple[float, ...], pi: float
+) -> tuple[float, float, float, float]:
+    """The per-draw ppv and miss rate at prior ``pi``, each sorted, at
+    ``LO_INDEX`` and ``HI_INDEX``: (ppv lo, ppv hi, miss lo, miss hi)."""
+    pv = sorted(ppv(a, b, pi) for a, b in zip(sd, spd, strict=True))
+    mr = sorted(miss_rate(a, b, pi) for a, b in zip(sd, spd, strict=True))
+    return pv[LO_INDEX], pv[HI_INDEX], mr[LO_INDEX], mr[HI_INDEX]
+
+
 @lru_cache(maxsize=1024)
 def rule_ppv_interval(
     rule: str, pi: float
@@ -165,8 +187,6 @@ def rule_ppv_interval(
         return None
     s, sp = c.rates
     sd, spd = _draws(rule, figures.corpus_version())
-    pv = sorted(ppv(a, b, pi) for a, b in zip(sd, spd, strict=True))
-    mr = sorted(miss_rate(a, b, pi) for a, b in zip(sd, spd, strict=True))
-    lo_i, hi_i = int(0.025 * DRAWS), int(0.975 * DRAWS) - 1
+    pv_lo, pv_hi, mr_lo, mr_hi = _ppv_quantiles(sd, spd, pi)
     p0, m0 = ppv(s, sp, pi), miss_rate(s, sp, pi)
-    return (p0, min(pv[lo_i], p0), max(pv[hi_i], p0), m0, min(mr[lo_i], m0), max(mr[hi_i], m0))
+    return (p0, min(pv_lo, p0), max(pv_hi, p0), m0, min(mr_lo, m0), max(mr_hi, m0))

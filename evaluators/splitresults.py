@@ -65,9 +65,9 @@ class RuleDescription:
     def __init__(self, keys: tuple[str, ...], static_keys: Iterable[str], template: dict[str, Any]):
         wanted = frozenset(static_keys)
         self.keys = keys
-        self.static_keys = tuple(k for k in keys if k in wanted)
-        self.dynamic_keys = tuple(k for k in keys if k not in wanted)
-        self.static = tuple(template[k] for k in self.static_keys)
+        self.static_keys = tuple([k for k in keys if k in wanted])
+        self.dynamic_keys = tuple([k for k in keys if k not in wanted])
+        self.static = tuple([template[k] for k in self.static_keys])
         self._static_of = dict(zip(self.static_keys, self.static, strict=True))
         self._where = {k: i for i, k in enumerate(self.dynamic_keys)}
 

@@ -62,6 +62,80 @@ class RuleSpec:
     labels: Literal["reader", "def"] = "def"
 
 
+# ``Outcome`` without the dataclass's ``__init__`` (see ``_outcome``).
+_new_outcome = object.__new__
+
+
+def _outcome(
+    passed: bool,
+    score: float,
+    message: str,
+    evidence: list[dict[str, Any]],
+    skipped: bool,
+    skip_class: SkipClass | None,
+    skip_reason: str | None,
+    saw: tuple[str, ...],
+    value: dict[str, Any] | None,
+    config_invalid: bool,
+    lacked: tuple[str, ...],
+    asked: bool,
+) -> Outcome:
+    """``Outcome(...)`` of these fields (``budget_exceeded`` False, ``notes``
+    a new list), set in declaration order as the dataclass's ``__init__``
+    sets them.
+
+    Why: every rule returns an outcome on every evaluation, and in CPython
+    3.11 calling the class packs its keyword arguments into a dict and
+    unpacks them again for ``__init__``: ~5,300 instructions with one
+    keyword, ~7,200 with seven, ~9,600 for a skip, against ~3,100 here
+    (tests compare the two constructions over generated fields)."""
+    o = _new_outcome(Outcome)
+    o.passed = passed
+    o.score = score
+    o.message = message
+    o.evidence = evidence
+    o.skipped = skipped
+    o.skip_class = skip_class
+    o.skip_reason = skip_reason
+    o.saw = saw
+    o.value = value
+    o.budget_exceeded = False
+    o.config_invalid = config_invalid
+    o.lacked = lacked
+    o.asked = asked
+    o.notes = []
+    return o
+
+
+def outcome(
+    passed: bool,
+    score: float,
+    message: str,
+    evidence: list[dict[str, Any]] | None = None,
+    *,
+    saw: tuple[str, ...] = (),
+    value: dict[str, Any] | None = None,
+    asked: bool = False,
+) -> Outcome:
+    """A judged (not skipped) outcome: ``Outcome(passed, score, message,
+    evidence, saw=saw, value=value, asked=asked)``, a new evidence list when
+    ``evidence`` is None; cheaper to build than the class call (``_outcome``)."""
+    return _outcome(
+        passed,
+        score,
+        message,
+        [] if evidence is None else evidence,
+        False,
+        None,
+        None,
+        saw,
+        value,
+        False,
+        (),
+        asked,
+    )
+
+
 def skip(
     reason: str,
     skip_class: SkipClass = "not_applicable",
@@ -69,16 +143,19 @@ def skip(
     saw: tuple[str, ...] = (),
 ) -> Outcome:
     """A rule that could not judge: never a pass (SPEC §3.9)."""
-    return Outcome(
-        passed=False,
-        score=0.0,
-        message=f"Skipped: {reason}",
-        skipped=True,
-        skip_class=skip_class,
-        skip_reason=reason,
-        lacked=lacked,
-        saw=saw,
-        config_invalid=skip_class == "config_invalid",
+    return _outcome(
+        False,
+        0.0,
+        f"Skipped: {reason}",
+        [],
+        True,
+        skip_class,
+        reason,
+        saw,
+        None,
+        skip_class == "config_invalid",
+        lacked,
+        False,
     )
 
 

@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import Any
 
 from evaluators.context import EvalContext, Step
-from evaluators.rules.base import Outcome, count, skip, tool_call
+from evaluators.rules.base import Outcome, count, outcome, skip, tool_call
 from evaluators.rules.completeness import norm_input
 
 TARGET_KEYS: tuple[str, ...] = (
@@ -31,7 +31,7 @@ def cost_under_threshold(ctx: EvalContext) -> Outcome:
     t, src = ctx.threshold("cost_threshold")
     cost = float(ctx.request.cost_usd or 0.0)
     ok = cost <= t
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else max(0.0, 1 - (cost - t) / t),
         message=f"Cost ${cost:.4f} {'≤' if ok else '>'} ${t:.4f}.",
@@ -50,7 +50,7 @@ def verbosity_ratio(ctx: EvalContext) -> Outcome:
     mx, src = ctx.threshold("max_token_ratio")
     r = u.completion_tokens / u.prompt_tokens
     ok = r <= mx
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else max(0.0, 1 - (r - mx) / mx),
         message=(
@@ -68,7 +68,7 @@ def max_steps(ctx: EvalContext) -> Outcome:
     budget, src = ctx.threshold("max_steps")
     n = len(ctx.steps)
     ok = n <= budget
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else budget / n,
         message=f"{n} tool call(s) {'≤' if ok else '>'} max_steps {budget}.",
@@ -92,7 +92,7 @@ def step_budget(ctx: EvalContext) -> Outcome:
     ceiling = budget * tol
     n = len(ctx.steps)
     ok = n <= ceiling + 1e-9
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else min(1.0, ceiling / n),
         message=f"{n} call(s) against a ceiling of {ceiling:g} (budget {budget} × {tol:g})"
@@ -135,7 +135,7 @@ def cost_anomaly(ctx: EvalContext) -> Outcome:
         score = 1.0 if not spike else max(0.0, 1 - (z - 3.5) / 10)
     if spike and dear is not None:
         ev.append(tool_call(dear.index, dear.name, "dearest call"))
-    return Outcome(not spike, score, ("Cost spike: " if spike else "") + msg, ev, saw=("cost",))
+    return outcome(not spike, score, ("Cost spike: " if spike else "") + msg, ev, saw=("cost",))
 
 
 def _dearest(steps: tuple[Step, ...]) -> Step | None:
@@ -268,7 +268,7 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
         if polls
         else ""
     )
-    return Outcome(
+    return outcome(
         True,
         1.0,
         f"No loop in {n} call(s).{note}",
@@ -278,7 +278,7 @@ def no_tool_loop(ctx: EvalContext) -> Outcome:
 
 
 def _loop(msg: str, observed: int, allowed: int, ev: list[dict[str, Any]], src: str) -> Outcome:
-    return Outcome(
+    return outcome(
         False,
         max(0.0, 1 - (observed - allowed) * 0.25),
         msg,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evaluators.context import EvalContext
-from evaluators.rules.base import Outcome, skip
+from evaluators.rules.base import Outcome, outcome, skip
 
 if TYPE_CHECKING:  # imported lazily at run time (see the module docstring)
     from evaluators.detectors.findings import Finding
@@ -40,13 +40,13 @@ def _from_findings(findings: Sequence[Finding], what: str, report_text: bool = T
     fields their int/str types.
     """
     if not findings:
-        return Outcome(True, 1.0, f"No {what} found.", saw=("output",))
+        return outcome(True, 1.0, f"No {what} found.", saw=("output",))
     ev, _, names = _evidence(findings, report_text)
     if report_text:
         msg = f"Found {len(findings)} {what}: {names}."
     else:
         msg = f"Found {len(findings)} {what}."
-    return Outcome(False, 0.0, msg, ev, saw=("output",))
+    return outcome(False, 0.0, msg, ev, saw=("output",))
 
 
 Evidence = tuple[list[dict[str, Any]], list[tuple[str, int]], str | None]

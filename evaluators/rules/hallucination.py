@@ -13,7 +13,7 @@ from typing import Any
 
 from evaluators.context import EvalContext
 from evaluators.rules import hallucination_grounded
-from evaluators.rules.base import Outcome, count, pattern, span
+from evaluators.rules.base import Outcome, count, outcome, pattern, span
 from evaluators.text.linear import LinearPattern
 
 # "a + b = c". Run by RE2 (see ``LinearPattern``): ``re`` re-scans a run of
@@ -82,7 +82,7 @@ def no_hallucination_markers(ctx: EvalContext) -> Outcome:
     )
     ev: list[dict[str, Any]] = [count("signals", "signals", len(sig), 0, "rule")]
     if not sig:
-        return Outcome(
+        return outcome(
             True, 1.0, "No contradiction with the supplied material found." + note, ev, saw=saw
         )
     names: dict[str, int] = {}
@@ -92,7 +92,7 @@ def no_hallucination_markers(ctx: EvalContext) -> Outcome:
             ev.append(span("output", s, e, name))
     ev += [pattern(n, c) for n, c in sorted(names.items())][:6]
     detail = "; ".join(d for _, _, _, d in sig[:3])
-    return Outcome(
+    return outcome(
         False,
         max(0.0, 1 - 0.3 * len(sig)),
         f"{len(sig)} fabrication signal(s): {detail}.{note}",

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from evaluators.config import DEFAULT_STUB_MARKERS, STUB_MARKER_TABLE
 from evaluators.context import EvalContext
-from evaluators.rules.base import Outcome, count, pattern, span
+from evaluators.rules.base import Outcome, count, outcome, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_search
 from evaluators.text.literals import LOWERED_OUTPUT
 from evaluators.text.starts import tried_at
@@ -606,7 +606,7 @@ def no_stub_output(ctx: EvalContext) -> Outcome:
         and _may_match_in("disclosure", _NEEDS_SET.present(ctx.output_lower))
         and _discloses(ctx.output, ctx.output_lower)
     ):
-        return Outcome(
+        return outcome(
             True,
             1.0,
             "Unfinished parts are disclosed as such; a status report, not a stub.",
@@ -615,7 +615,7 @@ def no_stub_output(ctx: EvalContext) -> Outcome:
             asked=src != "default",
         )
     if not hits:
-        return Outcome(
+        return outcome(
             True,
             1.0,
             "No placeholder or deferred work found.",
@@ -628,7 +628,7 @@ def no_stub_output(ctx: EvalContext) -> Outcome:
     ev = [span("output", h.start, h.end, h.name) for h in hits[:12]] + [
         pattern(k, n) for k, n in sorted(kinds.items())
     ][:6]
-    return Outcome(
+    return outcome(
         False,
         0.0,
         f"Stub content: {', '.join(sorted(kinds))}.",

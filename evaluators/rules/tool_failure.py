@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluators.context import EvalContext, Step
 from evaluators.jsontext import sorted_ascii
-from evaluators.rules.base import Outcome, count, span, tool_call
+from evaluators.rules.base import Outcome, count, outcome, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
 from evaluators.text.literals import LOWERED_OUTPUT, LiteralSet
 
@@ -609,17 +609,17 @@ def no_silent_tool_failure(ctx: EvalContext) -> Outcome:
     )
     ev: list[dict[str, Any]] = [count("open_failed_calls", "calls", len(open_failures), 0, "rule")]
     if not open_failures:
-        return Outcome(True, 1.0, "No unrecovered failed call.", ev, saw=saw)
+        return outcome(True, 1.0, "No unrecovered failed call.", ev, saw=saw)
     low = ctx.output_lower if len(ctx.output) <= _ACK_CAP else None
     open_failures = [(s, r) for s, r in open_failures if not owns_failure(s, ctx.output, low)]
     if not open_failures:
-        return Outcome(True, 1.0, "Every failed call is acknowledged by the output.", ev, saw=saw)
+        return outcome(True, 1.0, "Every failed call is acknowledged by the output.", ev, saw=saw)
     ev += [tool_call(s.index, s.name, r) for s, r in open_failures[:10]]
     claim = _claim_span(ctx.output)
     if claim is not None:
         ev.append(span("output", *claim, "claim made in place of the failed result"))
     s0, r0 = open_failures[0]
-    return Outcome(
+    return outcome(
         False,
         0.0,
         f"Call #{s0.index} {s0.name} failed ({r0}) and the output never says so.",

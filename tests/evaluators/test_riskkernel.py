@@ -96,3 +96,44 @@ def test_bad_arguments_are_refused() -> None:
         kernel.noisy_or_interval([[0.1, 0.2]], 0, 1)
     with pytest.raises(TypeError):
         kernel.noisy_or_interval([(0.1, "x")], 0, 1)
+
+
+# -- one detector's published interval (``risk.rule_ppv_interval``) ----------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 40).flatmap(
+        lambda d: st.tuples(st.tuples(*[_unit] * d), st.tuples(*[_unit] * d))
+    ),
+    st.floats(min_value=0.0, max_value=1.0),
+    st.data(),
+)
+def test_ppv_quantiles_equal_the_reference_on_any_draws(
+    draws: tuple[tuple[float, ...], tuple[float, ...]], pi: float, data: st.DataObject
+) -> None:
+    sd, spd = draws
+    d = len(sd)
+    lo = data.draw(st.integers(0, d - 1))
+    hi = data.draw(st.integers(0, d - 1))
+    pv = sorted(risk.ppv(a, b, pi) for a, b in zip(sd, spd, strict=True))
+    mr = sorted(risk.miss_rate(a, b, pi) for a, b in zip(sd, spd, strict=True))
+    assert kernel.ppv_interval(sd, spd, pi, lo, hi) == (pv[lo], pv[hi], mr[lo], mr[hi])
+
+
+@pytest.mark.parametrize("pi", [0.5, 0.2, 0.05, 1 - (1 - 0.5) ** (1 / 3)])
+def test_rule_intervals_are_the_same_without_the_kernel(
+    pi: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_kernel = [risk.rule_ppv_interval.__wrapped__(n, pi) for n, _ in _DETECTORS]
+    monkeypatch.setattr(risk, "_riskkernel", None)
+    assert [risk.rule_ppv_interval.__wrapped__(n, pi) for n, _ in _DETECTORS] == with_kernel
+
+
+def test_ppv_interval_leaves_other_shapes_to_the_reference() -> None:
+    assert kernel.ppv_interval((0.1, 0.2), (0.3,), 0.5, 0, 0) is None  # lengths differ
+    assert kernel.ppv_interval((0.1, 1), (0.3, 0.4), 0.5, 0, 1) is None  # an int draw
+    assert kernel.ppv_interval([0.1], (0.3,), 0.5, 0, 0) is None  # a list
+    assert kernel.ppv_interval((0.1,), (0.3,), 1, 0, 0) is None  # an int prior
+    assert kernel.ppv_interval((0.1,), (0.3,), 0.5, 0, 1) is None  # index out of range
+    assert kernel.ppv_interval((float("inf"),), (0.3,), 0.5, 0, 0) is None  # a NaN ratio

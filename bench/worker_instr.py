@@ -12,7 +12,13 @@ under callgrind, counting only the drain (it runs inside
 
     python bench/worker_instr.py --fill /tmp/tpl.db --traces 500
     python bench/worker_instr.py --measure /tmp/tpl.db
+    python bench/worker_instr.py --fill /tmp/tpl1k.db --traces 1000
+    python bench/worker_instr.py --measure /tmp/tpl1k.db --skip 500   # steady state
 
+The first traces a fresh worker judges also pay for what it builds once
+(assembly plans, the risk layer's per-detector intervals): ``--skip N``
+judges N traces before the count starts, so the figure is what each further
+trace costs.
 Compare two trees by measuring the same template from each
 (``PYTHONPATH=<tree> python <tree>/bench/worker_instr.py --measure ...``);
 refill the template when what ingest stores has changed. A run takes
@@ -61,8 +67,9 @@ def fill(template: Path, traces: int) -> None:
     print(f"template {template}: {queued} jobs")
 
 
-def drain(template: Path) -> None:
-    """Drain a copy of ``template`` with one worker, inside ``functools.reduce``."""
+def drain(template: Path, skip: int = 0) -> None:
+    """Drain a copy of ``template`` with one worker, inside ``functools.reduce``;
+    the batches that claim the first ``skip`` traces run before it, uncounted."""
     from service.evaluation import DeployedRules
     from service.worker import process_batch, tune_gc, warm_up
 
@@ -76,6 +83,12 @@ def drain(template: Path) -> None:
         warm_up()  # as a worker process starts: before tune_gc, outside the count
         tune_gc()
         rules = DeployedRules()
+        skipped = 0
+        while skipped < skip:
+            stats = process_batch(engine, settings, "instr", rules)
+            if not stats.claimed:
+                break
+            skipped += stats.claimed
         claimed = 0
 
         def run(_a: int, _b: int) -> int:
@@ -93,7 +106,7 @@ def drain(template: Path) -> None:
     print(f"drained {claimed}")
 
 
-def measure(template: Path) -> int:
+def measure(template: Path, skip: int = 0) -> int:
     """Run ``drain`` under callgrind; print the drain's instructions in all and per trace."""
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
@@ -111,6 +124,8 @@ def measure(template: Path) -> int:
             __file__,
             "--drain",
             str(template),
+            "--skip",
+            str(skip),
         ],
         capture_output=True,
         text=True,
@@ -137,14 +152,21 @@ def main() -> int:
     mode.add_argument("--measure", type=Path, help="count a drain of this template")
     mode.add_argument("--drain", type=Path, help=argparse.SUPPRESS)  # the child callgrind runs
     ap.add_argument("--traces", type=int, default=500)
+    ap.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="with --measure: judge this many traces first, uncounted, so the count is a "
+        "worker's steady state (its plans and per-process estimates built), not its start",
+    )
     args = ap.parse_args()
     if args.fill:
         fill(args.fill, args.traces)
         return 0
     if args.drain:
-        drain(args.drain)
+        drain(args.drain, args.skip)
         return 0
-    return measure(args.measure)
+    return measure(args.measure, args.skip)
 
 
 if __name__ == "__main__":

@@ -22,21 +22,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from sqlalchemy import select, text  # noqa: E402
+from worker_instr import template_worker  # noqa: E402
 
-from service.evaluation import DeployedRules  # noqa: E402
-from service.settings import Settings  # noqa: E402
-from service.worker import process_batch, tune_gc, warm_up  # noqa: E402
-from storage.engine import make_engine  # noqa: E402
+from service.worker import process_batch  # noqa: E402
 from storage.evaluations import evaluations_to_api  # noqa: E402
 from storage.models import Evaluation, Trace  # noqa: E402
 
@@ -56,16 +53,7 @@ def _stable(value: Any) -> Any:
 
 def snapshot(template: Path) -> dict[str, Any]:
     """Drain a copy of ``template``; every trace's stored state, volatile parts out."""
-    home = Path(tempfile.mkdtemp(prefix="iris-worker-identity-"))
-    try:
-        db = home / "iris.db"
-        shutil.copy(template, db)
-        url = f"sqlite:///{db}"
-        settings = Settings(home=home, db_url=url, assembly_grace_ms=0, workers=0)
-        engine = make_engine(url, pool_size=2)
-        warm_up()
-        tune_gc()
-        rules = DeployedRules()
+    with template_worker(template, "iris-worker-identity-") as (engine, settings, rules):
         while process_batch(engine, settings, "identity", rules).claimed:
             pass
         out: dict[str, Any] = {}
@@ -86,10 +74,7 @@ def snapshot(template: Path) -> dict[str, Any]:
             ).all()
             for trace_id, *doc in search:
                 out[trace_id]["search"] = doc
-        engine.dispose()
         return out
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def digest(state: Any) -> str:

@@ -28,6 +28,7 @@ refill the template when what ingest stores has changed. A run takes
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import re
@@ -35,7 +36,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -67,22 +70,37 @@ def fill(template: Path, traces: int) -> None:
     print(f"template {template}: {queued} jobs")
 
 
-def drain(template: Path, skip: int = 0) -> None:
-    """Drain a copy of ``template`` with one worker, inside ``functools.reduce``;
-    the batches that claim the first ``skip`` traces run before it, uncounted."""
+@contextlib.contextmanager
+def template_worker(template: Path, prefix: str) -> Iterator[tuple[Any, Settings, Any]]:
+    """A scratch copy of ``template`` and what one worker drains it with
+    (engine, settings, deployed rules), started as a worker process starts
+    (warmed up, then the collector tuned); the copy goes on exit."""
     from service.evaluation import DeployedRules
-    from service.worker import process_batch, tune_gc, warm_up
+    from service.worker import tune_gc, warm_up
 
-    home = Path(tempfile.mkdtemp(prefix="iris-worker-instr-"))
+    home = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         db = home / "iris.db"
         shutil.copy(template, db)
         url = f"sqlite:///{db}"
         settings = Settings(home=home, db_url=url, assembly_grace_ms=0, workers=0)
         engine = make_engine(url, pool_size=2)
-        warm_up()  # as a worker process starts: before tune_gc, outside the count
+        warm_up()  # as a worker process starts: before tune_gc, outside any count
         tune_gc()
-        rules = DeployedRules()
+        try:
+            yield engine, settings, DeployedRules()
+        finally:
+            engine.dispose()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def drain(template: Path, skip: int = 0) -> None:
+    """Drain a copy of ``template`` with one worker, inside ``functools.reduce``;
+    the batches that claim the first ``skip`` traces run before it, uncounted."""
+    from service.worker import process_batch
+
+    with template_worker(template, "iris-worker-instr-") as (engine, settings, rules):
         skipped = 0
         while skipped < skip:
             stats = process_batch(engine, settings, "instr", rules)
@@ -100,9 +118,6 @@ def drain(template: Path, skip: int = 0) -> None:
                 claimed += stats.claimed
 
         functools.reduce(run, [0, 0])
-        engine.dispose()
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     print(f"drained {claimed}")
 
 

@@ -616,8 +616,8 @@ def _assemble(
     # One pass over the judged rules: the weighted score (each sum from int 0,
     # left to right, as ``sum()`` gives it), the risk classes, the suggestions.
     evaluated: list[Judged] = []
-    wsum: float = 0
-    wscore: float = 0
+    wsum: float = 0.0
+    wscore: float = 0.0
     classes: set[str] = set()
     suggestions = []
     for j in results:
@@ -861,7 +861,7 @@ def _make_plan(
 
     def weights(idx: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[float, ...], float]:
         ws = tuple(results[i].weight for i in idx)
-        total: float = 0
+        total: float = 0.0
         for w in ws:  # from int 0, left to right, as ``_assemble`` sums
             total += w
         return idx, ws, total
@@ -1048,7 +1048,7 @@ def _weighted_py(
 ) -> float:
     """The reference of ``_resultkernel.weighted``: the weighted mean score
     of rows ``idx``, summed from int 0 left to right as ``_assemble`` sums."""
-    wscore: float = 0
+    wscore: float = 0.0
     for i, w in zip(idx, weights, strict=True):
         wscore += outs[i].score * w
     return wscore / wsum

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from evaluators.context import once
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.linear import LinearMatch, LinearPattern
@@ -478,6 +480,7 @@ def _norm_words(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
+@mypyc_attr(native_class=False)  # compiled: keeps the __dict__ its @once views cache in
 @dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the

@@ -6,7 +6,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
@@ -91,10 +91,10 @@ def _ask_terms(ctx: EvalContext) -> frozenset[str]:
 def overlap(ctx: EvalContext) -> Overlap | None:
     """The ask's terms found in the output (computed once per evaluation:
     keyword_overlap and answers_the_ask both read it)."""
-    got: Overlap | None = ctx.memo.get(_KEY_OVERLAP, _UNSET)
+    got: Any = ctx.memo.get(_KEY_OVERLAP, _UNSET)  # Any: compiled, a typed local rejects _UNSET
     if got is _UNSET:
         got = ctx.memo[_KEY_OVERLAP] = _overlap(ctx)
-    return got
+    return cast("Overlap | None", got)
 
 
 def _overlap(ctx: EvalContext) -> Overlap | None:

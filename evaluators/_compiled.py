@@ -118,13 +118,15 @@ def why_source() -> str | None:
         return "not compiled (no build manifest)"
     for module in COMPILED_MODULES:
         src = source_path(module)
-        if not src.with_name(src.stem + _EXT).exists():
-            return f"{module} was not compiled"
         if built.get(module) != digest(src):
             return (
                 f"{src.relative_to(ROOT)} changed after it was compiled: running every "
                 "compiled module from source; ./scripts/dev-setup compiles them again"
             )
+    for module in COMPILED_MODULES:
+        src = source_path(module)
+        if not src.with_name(src.stem + _EXT).exists():
+            return f"{module} was not compiled"
     if importlib.util.find_spec(f"{GROUP}__mypyc") is None:
         return f"the compiled group {GROUP}__mypyc is missing"
     return None

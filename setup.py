@@ -51,6 +51,13 @@ def _compiled() -> list[Extension]:
         return []
     listing = runpy.run_path("evaluators/_compiled.py")
     modules = listing["COMPILED_MODULES"]
+    # A module compiled in place by an earlier build but no longer listed
+    # would still shadow its source: its extension goes.
+    for pkg in ("evaluators", "receivers", "service", "storage"):
+        for ext in Path(pkg).rglob("*.cpython-*.so"):
+            name = ".".join(ext.with_name(ext.name.split(".")[0]).with_suffix("").parts)
+            if ext.with_name(ext.name.split(".")[0] + ".py").exists() and name not in modules:
+                ext.unlink()
     paths = [str(Path(*m.split(".")).with_suffix(".py")) for m in modules]
     Path(listing["MANIFEST"]).write_text(
         json.dumps(listing["manifest"](), indent=1, sort_keys=True) + "\n"

@@ -4,7 +4,8 @@ The install compiles the modules below with mypyc (setup.py): the same
 source, as C extensions, about a tenth fewer instructions a judged trace.
 A compiled module sits next to its ``.py`` and Python prefers it, so a
 source edited after the build would silently not run. ``install()``, called
-when ``evaluators`` is first imported (``receivers`` imports it first too),
+when ``evaluators`` is first imported (``receivers`` and ``service`` import it
+first too),
 compares each compiled module's source with the SHA-256 the build recorded
 (``_compiled_sources.json``, written by setup.py) and, if any differs or a
 compiled module is missing, loads *every* listed module from source instead:
@@ -28,11 +29,13 @@ from pathlib import Path
 from types import ModuleType
 
 # The modules the build compiles: the worker's hot path (rules, detectors,
-# text scans, the engine) and the receivers' span mapping it calls. Left out:
+# text scans, the engine), the receivers' span mapping and the derivation
+# that calls it. Left out:
 # evaluators.context, evaluators.judged, evaluators.rules.base and
 # evaluators.text.normalize build objects the C kernels fill or copy slot by
-# slot (compiled classes refuse that), and the cold packages (statistics,
-# custom, proof) gain nothing.
+# slot (compiled classes refuse that); storage reads SQLAlchemy rows its
+# annotations call tuples (a compiled module checks them); the cold packages
+# (statistics, custom, proof) gain nothing.
 COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.composer",
     "evaluators.config",
@@ -81,6 +84,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "receivers.spans",
     "receivers.toolcalls",
     "receivers.usage",
+    "service.derivation",
 )
 
 # The shared library every compiled module's stub loads (mypyc's group).
@@ -118,7 +122,12 @@ def why_source() -> str | None:
         return "not compiled (no build manifest)"
     for module in COMPILED_MODULES:
         src = source_path(module)
-        if built.get(module) != digest(src):
+        if module not in built:
+            return (
+                f"{module} was listed after the last build: running every compiled "
+                "module from source; ./scripts/dev-setup compiles them again"
+            )
+        if built[module] != digest(src):
             return (
                 f"{src.relative_to(ROOT)} changed after it was compiled: running every "
                 "compiled module from source; ./scripts/dev-setup compiles them again"
@@ -161,6 +170,6 @@ def install() -> str:
         return status
     status = f"source: {reason}"
     sys.meta_path.insert(0, _SourceFinder())
-    if "changed after" in reason or "missing" in reason:
+    if "dev-setup" in reason or "missing" in reason:
         warnings.warn(f"Iris: {reason}", RuntimeWarning, stacklevel=2)
     return status

@@ -541,9 +541,7 @@ def _iban_starts(t: str) -> Iterator[int]:
 
 def find_ibans(t: str) -> list[Candidate]:
     """Country-aware IBANs (length table + mod-97), written solid or in groups of four."""
-    # an explicit Iterable: compiled, the conditional expression took the list's type
-    starts: Iterable[int] = _iban_starts(t) if _piikernel is None else _piikernel.iban_starts(t)
-    return _ibans_from(t, starts)
+    return _ibans_from(t, _piikernel.iban_starts(t) if _piikernel is not None else _iban_starts(t))
 
 
 def _ibans_from(t: str, starts: Iterable[int]) -> list[Candidate]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -703,20 +702,12 @@ def _norm_input_reference(value: Any) -> str:
     return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
 
 
-def _drop_none(v: Any, depth: int = 0) -> Any:
-    # Compiled, this recursion has no interpreter limit: a circular value
-    # would overflow the C stack, so the depth is bounded by hand and raises
-    # what the interpreter raises.
-    if depth > _DEPTH_LIMIT:
-        raise RecursionError("maximum recursion depth exceeded in _drop_none")
+def _drop_none(v: Any) -> Any:
     if isinstance(v, dict):
-        return {k: _drop_none(x, depth + 1) for k, x in v.items() if x is not None}
+        return {k: _drop_none(x) for k, x in v.items() if x is not None}
     if isinstance(v, list):
-        return [_drop_none(x, depth + 1) for x in v]
+        return [_drop_none(x) for x in v]
     return v
-
-
-_DEPTH_LIMIT = sys.getrecursionlimit()
 
 
 def _subset_match(expected: Any, actual: Any) -> bool:

@@ -316,7 +316,7 @@ def _fill_py(
     d["verdict"] = "skipped" if skipped else ("pass" if o.passed else "fail")
     d["passed"] = bool(o.passed) if not skipped else False
     d["skipped"] = skipped
-    d["score"] = round(o.score, 4)  # r4, inlined: 26 results per evaluation
+    d["score"] = round(_score(o), 4)  # r4, inlined: 26 results per evaluation
     d["message"] = o.message
     d["classes"] = list(classes)
     d["saw"] = list(o.saw)
@@ -776,6 +776,12 @@ def _udt_rows(rows: tuple[_Row, ...], defaults_gate: bool) -> tuple[bool, ...]:
     return flags
 
 
+def _score(o: Outcome) -> Any:
+    """``o.score`` as the rule set it: an int stays an int (compiled, a read
+    typed float would turn it into one, and round() would keep the float)."""
+    return cast(Any, o).score
+
+
 def _signature_py(
     outs: list[Outcome], udt_rows: tuple[bool, ...], want_saw: bool
 ) -> tuple[Any, ...]:
@@ -791,7 +797,8 @@ def _signature_py(
         if o.asked:
             code |= 4
         if udt and any(
-            e.get("type") == "count" and e.get("thresholdSource") == "default" for e in o.evidence
+            e.get("type") == "count" and e.get("thresholdSource") == "default"
+            for e in cast(Any, o).evidence  # Any: an item's own get, as the kernel asks
         ):
             code |= 8
         if o.budget_exceeded:
@@ -1018,7 +1025,7 @@ def _refill_values_py(
     ):
         v = t.copy()
         v[skipped] = o.skipped
-        v[score] = round(o.score, 4)
+        v[score] = round(_score(o), 4)
         v[message] = o.message
         v[saw] = list(o.saw)
         v[evidence] = o.evidence[:max_evidence]
@@ -1061,7 +1068,7 @@ def _refill_py(results: list[dict[str, Any]], outs: list[Outcome], max_evidence:
     (which the plan key decides)."""
     for d, o in zip(results, outs, strict=True):
         d["skipped"] = o.skipped
-        d["score"] = round(o.score, 4)
+        d["score"] = round(_score(o), 4)
         d["message"] = o.message
         d["saw"] = list(o.saw)
         d["evidence"] = o.evidence[:max_evidence]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -702,12 +703,20 @@ def _norm_input_reference(value: Any) -> str:
     return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
 
 
-def _drop_none(v: Any) -> Any:
+def _drop_none(v: Any, depth: int = 0) -> Any:
+    # The depth check stands in for the interpreter's: compiled, these calls
+    # are C calls that no recursion limit stops, and a circular value would
+    # overflow the stack instead of raising RecursionError.
+    if depth >= _MAX_DEPTH:
+        raise RecursionError("maximum recursion depth exceeded in _drop_none")
     if isinstance(v, dict):
-        return {k: _drop_none(x) for k, x in v.items() if x is not None}
+        return {k: _drop_none(x, depth + 1) for k, x in v.items() if x is not None}
     if isinstance(v, list):
-        return [_drop_none(x) for x in v]
+        return [_drop_none(x, depth + 1) for x in v]
     return v
+
+
+_MAX_DEPTH = sys.getrecursionlimit()
 
 
 def _subset_match(expected: Any, actual: Any) -> bool:

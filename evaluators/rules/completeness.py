@@ -22,6 +22,7 @@ from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import STOPWORDS, engaged, stem, words
 from evaluators.rules import asks
 from evaluators.rules.base import Outcome, count, pattern, ratio_score, skip, span, tool_call
+from evaluators.text.case import lower
 
 
 def min_output_length(ctx: EvalContext) -> Outcome:
@@ -499,7 +500,7 @@ def _most_repeated_py(
     counts: dict[str, int] = {}
     get = counts.get
     for piece, k in raw.items():
-        sent = piece.strip() if low is not None else piece.strip().lower()
+        sent = piece.strip() if low is not None else lower(piece.strip())
         if len(sent.split(None, 2)) >= 3:  # three words or more
             counts[sent] = get(sent, 0) + k
     if not counts:

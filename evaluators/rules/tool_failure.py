@@ -16,6 +16,7 @@ from evaluators.context import EvalContext, Step
 from evaluators.jsontext import sorted_ascii
 from evaluators.rules.base import Outcome, count, outcome, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
+from evaluators.text.case import lower
 from evaluators.text.literals import LOWERED_OUTPUT, LiteralSet
 
 ERROR_LINE_PREFIXES: tuple[str, ...] = (
@@ -488,7 +489,7 @@ _NOT_ALNUM_BYTES = bytes(sorted(_NOT_ALNUM_ASCII))
 
 
 def _squash(text: str) -> str:
-    low = text.lower()
+    low = lower(text)
     if low.isascii():
         return low.encode("ascii").translate(None, _NOT_ALNUM_BYTES).decode("ascii")
     return _NOT_ALNUM.sub("", low)

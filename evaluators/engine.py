@@ -333,8 +333,9 @@ def _fill_py(
         d["budgetExceeded"] = True
     if o.config_invalid:
         d["configInvalid"] = True
-    if o.value is not None:
-        d["value"] = o.value
+    value = _value(o)
+    if value is not None:
+        d["value"] = value
     if asked:
         d["asked"] = True
     return d
@@ -782,6 +783,12 @@ def _score(o: Outcome) -> Any:
     return cast(Any, o).score
 
 
+def _value(o: Outcome) -> Any:
+    """``o.value`` as the rule set it (compiled, a read typed ``dict | None``
+    would refuse anything else, where the interpreter and the kernel pass it on)."""
+    return cast(Any, o).value
+
+
 def _signature_py(
     outs: list[Outcome], udt_rows: tuple[bool, ...], want_saw: bool
 ) -> tuple[Any, ...]:
@@ -805,7 +812,7 @@ def _signature_py(
             code |= 16
         if o.config_invalid:
             code |= 32
-        if o.value is not None:
+        if _value(o) is not None:
             code |= 64
         sig.append(code)
         if skipped:
@@ -1032,7 +1039,7 @@ def _refill_values_py(
         if reason >= 0:
             v[reason] = o.skip_reason
         if value >= 0:
-            v[value] = o.value
+            v[value] = _value(o)
         out.append(v)
     return out
 
@@ -1075,4 +1082,4 @@ def _refill_py(results: list[dict[str, Any]], outs: list[Outcome], max_evidence:
         if "skipReason" in d:
             d["skipReason"] = o.skip_reason
         if "value" in d:
-            d["value"] = o.value
+            d["value"] = _value(o)

@@ -35,7 +35,9 @@ from types import ModuleType
 # evaluators.text.normalize build objects the C kernels fill or copy slot by
 # slot (compiled classes refuse that); storage reads SQLAlchemy rows its
 # annotations call tuples (a compiled module checks them); the cold packages
-# (statistics, custom, proof) gain nothing.
+# (statistics, custom, proof) gain nothing. evaluators.splitresults too: its
+# SplitResults subclasses Sequence, and compiled it shares the ABC's
+# registry (every list checked against Sequence became a SplitResults).
 COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.composer",
     "evaluators.config",
@@ -71,9 +73,9 @@ COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.rules.scan",
     "evaluators.rules.stub",
     "evaluators.rules.tool_failure",
-    "evaluators.splitresults",
     "evaluators.stats",
     "evaluators.text.backtrack",
+    "evaluators.text.case",
     "evaluators.text.confusables",
     "evaluators.text.linear",
     "evaluators.text.literals",

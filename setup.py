@@ -20,13 +20,52 @@ results, slower). Everything else is in pyproject.toml.
 * ``evaluators/rules/_keykernel.c``: a tool step input's loop key and JSON text.
 * ``evaluators/rules/_stubkernel.c``: no_stub_output's marker-word scan.
 * ``evaluators/text/_litkernel.c``: LiteralSet's one-pass literal presence.
+
+The hot Python modules listed in ``evaluators/_compiled.py`` are compiled
+with mypyc too, when it is installed (the build requires it) and
+``IRIS_COMPILE`` is not ``0``. The build records each one's source digest
+in ``evaluators/_compiled_sources.json``; at import, a module whose source
+no longer matches (or a failed compile) sends them all back to source.
 """
+
+import json
+import os
+import runpy
+from pathlib import Path
 
 from setuptools import Extension, setup
 
 
 def _ext(name: str, source: str) -> Extension:
     return Extension(name, sources=[source], optional=True, extra_compile_args=["-O2"])
+
+
+def _compiled() -> list[Extension]:
+    """The mypyc extensions of the listed modules (none without mypyc, or
+    with IRIS_COMPILE=0), each optional: a failed compile leaves source."""
+    if os.environ.get("IRIS_COMPILE", "1") == "0":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        return []
+    listing = runpy.run_path("evaluators/_compiled.py")
+    modules = listing["COMPILED_MODULES"]
+    # A module compiled in place by an earlier build but no longer listed
+    # would still shadow its source: its extension goes.
+    for pkg in ("evaluators", "receivers", "service", "storage"):
+        for ext in Path(pkg).rglob("*.cpython-*.so"):
+            name = ".".join(ext.with_name(ext.name.split(".")[0]).with_suffix("").parts)
+            if ext.with_name(ext.name.split(".")[0] + ".py").exists() and name not in modules:
+                ext.unlink()
+    paths = [str(Path(*m.split(".")).with_suffix(".py")) for m in modules]
+    Path(listing["MANIFEST"]).write_text(
+        json.dumps(listing["manifest"](), indent=1, sort_keys=True) + "\n"
+    )
+    exts = mypycify(paths, opt_level="3", multi_file=True, group_name=listing["GROUP"])
+    for ext in exts:
+        ext.optional = True
+    return exts
 
 
 setup(
@@ -47,5 +86,6 @@ setup(
         _ext("evaluators.rules._keykernel", "evaluators/rules/_keykernel.c"),
         _ext("evaluators.rules._stubkernel", "evaluators/rules/_stubkernel.c"),
         _ext("evaluators.text._litkernel", "evaluators/text/_litkernel.c"),
+        *_compiled(),
     ]
 )

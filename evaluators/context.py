@@ -77,8 +77,13 @@ class once(Generic[T]):
 
     def __init__(self, func: Callable[[Any], T]) -> None:
         self.func = func
-        self.name = func.__name__
+        # a method compiled by mypyc is a callable object with no __name__:
+        # the class's own name for the attribute comes in __set_name__
+        self.name: str = getattr(func, "__name__", "")
         self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
 
     @overload
     def __get__(self, obj: None, owner: type | None = None) -> once[T]: ...

@@ -316,7 +316,7 @@ def _fill_py(
     d["verdict"] = "skipped" if skipped else ("pass" if o.passed else "fail")
     d["passed"] = bool(o.passed) if not skipped else False
     d["skipped"] = skipped
-    d["score"] = round(o.score, 4)  # r4, inlined: 26 results per evaluation
+    d["score"] = round(_score(o), 4)  # r4, inlined: 26 results per evaluation
     d["message"] = o.message
     d["classes"] = list(classes)
     d["saw"] = list(o.saw)
@@ -333,8 +333,9 @@ def _fill_py(
         d["budgetExceeded"] = True
     if o.config_invalid:
         d["configInvalid"] = True
-    if o.value is not None:
-        d["value"] = o.value
+    value = _value(o)
+    if value is not None:
+        d["value"] = value
     if asked:
         d["asked"] = True
     return d
@@ -616,8 +617,8 @@ def _assemble(
     # One pass over the judged rules: the weighted score (each sum from int 0,
     # left to right, as ``sum()`` gives it), the risk classes, the suggestions.
     evaluated: list[Judged] = []
-    wsum: float = 0
-    wscore: float = 0
+    wsum: float = 0.0
+    wscore: float = 0.0
     classes: set[str] = set()
     suggestions = []
     for j in results:
@@ -776,6 +777,18 @@ def _udt_rows(rows: tuple[_Row, ...], defaults_gate: bool) -> tuple[bool, ...]:
     return flags
 
 
+def _score(o: Outcome) -> Any:
+    """``o.score`` as the rule set it: an int stays an int (compiled, a read
+    typed float would turn it into one, and round() would keep the float)."""
+    return cast(Any, o).score
+
+
+def _value(o: Outcome) -> Any:
+    """``o.value`` as the rule set it (compiled, a read typed ``dict | None``
+    would refuse anything else, where the interpreter and the kernel pass it on)."""
+    return cast(Any, o).value
+
+
 def _signature_py(
     outs: list[Outcome], udt_rows: tuple[bool, ...], want_saw: bool
 ) -> tuple[Any, ...]:
@@ -791,14 +804,15 @@ def _signature_py(
         if o.asked:
             code |= 4
         if udt and any(
-            e.get("type") == "count" and e.get("thresholdSource") == "default" for e in o.evidence
+            e.get("type") == "count" and e.get("thresholdSource") == "default"
+            for e in cast(Any, o).evidence  # Any: an item's own get, as the kernel asks
         ):
             code |= 8
         if o.budget_exceeded:
             code |= 16
         if o.config_invalid:
             code |= 32
-        if o.value is not None:
+        if _value(o) is not None:
             code |= 64
         sig.append(code)
         if skipped:
@@ -861,7 +875,7 @@ def _make_plan(
 
     def weights(idx: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[float, ...], float]:
         ws = tuple(results[i].weight for i in idx)
-        total: float = 0
+        total: float = 0.0
         for w in ws:  # from int 0, left to right, as ``_assemble`` sums
             total += w
         return idx, ws, total
@@ -1018,14 +1032,14 @@ def _refill_values_py(
     ):
         v = t.copy()
         v[skipped] = o.skipped
-        v[score] = round(o.score, 4)
+        v[score] = round(_score(o), 4)
         v[message] = o.message
         v[saw] = list(o.saw)
         v[evidence] = o.evidence[:max_evidence]
         if reason >= 0:
             v[reason] = o.skip_reason
         if value >= 0:
-            v[value] = o.value
+            v[value] = _value(o)
         out.append(v)
     return out
 
@@ -1048,7 +1062,7 @@ def _weighted_py(
 ) -> float:
     """The reference of ``_resultkernel.weighted``: the weighted mean score
     of rows ``idx``, summed from int 0 left to right as ``_assemble`` sums."""
-    wscore: float = 0
+    wscore: float = 0.0
     for i, w in zip(idx, weights, strict=True):
         wscore += outs[i].score * w
     return wscore / wsum
@@ -1061,11 +1075,11 @@ def _refill_py(results: list[dict[str, Any]], outs: list[Outcome], max_evidence:
     (which the plan key decides)."""
     for d, o in zip(results, outs, strict=True):
         d["skipped"] = o.skipped
-        d["score"] = round(o.score, 4)
+        d["score"] = round(_score(o), 4)
         d["message"] = o.message
         d["saw"] = list(o.saw)
         d["evidence"] = o.evidence[:max_evidence]
         if "skipReason" in d:
             d["skipReason"] = o.skip_reason
         if "value" in d:
-            d["value"] = o.value
+            d["value"] = _value(o)

@@ -8,12 +8,30 @@ carry no behaviour and import nothing beyond the standard library, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 SpanKind = Literal["INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER", "LLM", "TOOL"]
 StatusCode = Literal["UNSET", "OK", "ERROR"]
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset", "ordered_subset"]
+
+
+def frozen_state(obj: Any) -> list[Any]:
+    """A frozen dataclass's field values in field order: its pickled state.
+
+    What ``dataclasses`` gives a frozen class with slots as ``__getstate__``.
+    The frozen classes here (and the request) define their own pair, because
+    compiled with mypyc a class gets a default pair that sets each attribute
+    through the frozen ``__setattr__``, so no instance would unpickle (the
+    engine pool sends requests to its processes pickled)."""
+    return [getattr(obj, f.name) for f in fields(obj)]
+
+
+def set_frozen_state(obj: Any, state: Sequence[Any]) -> None:
+    """Restore what :func:`frozen_state` returned, past the frozen ``__setattr__``."""
+    for f, value in zip(fields(obj), state, strict=False):
+        object.__setattr__(obj, f.name, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +47,12 @@ class ToolCall:
     started_at: str | None = None
     call_id: str | None = None
 
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
+
 
 @dataclass(frozen=True, slots=True)
 class TokenUsage:
@@ -38,12 +62,24 @@ class TokenUsage:
     completion_tokens: int | None = None
     total_tokens: int | None = None
 
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
+
 
 @dataclass(frozen=True, slots=True)
 class SpanEvent:
     name: str
     timestamp: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
+
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +97,23 @@ class Span:
     attributes: dict[str, Any] = field(default_factory=dict)
     events: tuple[SpanEvent, ...] = ()
 
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
+
 
 @dataclass(frozen=True, slots=True)
 class ExpectedToolCall:
     tool_name: str
     input: Any = None
+
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +126,12 @@ class ExpectedTrajectory:
     step_budget: int | None = None
     tolerance: float = 1.5
 
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolDef:
@@ -87,6 +141,12 @@ class ToolDef:
     description: str | None = None
     input_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
+
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
 
 
 @dataclass(slots=True)

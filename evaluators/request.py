@@ -22,6 +22,8 @@ from evaluators.model import (
     TokenUsage,
     ToolCall,
     ToolDef,
+    frozen_state,
+    set_frozen_state,
 )
 
 EVAL_TYPES: tuple[str, ...] = ("completeness", "relevance", "safety", "cost", "custom", "all")
@@ -52,6 +54,12 @@ class EvaluationRequest:
     cost_history: tuple[float, ...] | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     judged_at: str | None = None
+
+    def __getstate__(self) -> list[Any]:
+        return frozen_state(self)  # pickled to the engine pool's processes
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        set_frozen_state(self, state)
 
     def __post_init__(self) -> None:
         if self.eval_type is not None and self.eval_type not in EVAL_TYPES:

@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from evaluators.text.case import lower
+
 
 class Folded(Protocol):
     raw: str
@@ -74,7 +76,7 @@ class _LocalFolded:
                     prev_space = True
                 else:
                     prev_space = False
-                low = c.lower()
+                low = lower(c)
                 if len(low) != 1:
                     low = c
                 out.append(low)

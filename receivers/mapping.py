@@ -17,6 +17,7 @@ from operator import attrgetter
 from typing import Any, cast
 
 from evaluators.model import AgentTrace, Span, SpanEvent, SpanKind, StatusCode, ToolDef
+from evaluators.text.case import lower
 from receivers.conventions import frameworks as fw
 from receivers.conventions import genai_current as gc
 from receivers.conventions import genai_legacy as gl
@@ -105,7 +106,7 @@ _IRIS_KEYS: frozenset[str] = frozenset(
 
 
 def _lower(val: Any) -> str:
-    return val.lower() if isinstance(val, str) else ""
+    return lower(val) if isinstance(val, str) else ""
 
 
 def classify_span(record: SpanRecord) -> str:
@@ -585,7 +586,7 @@ def _truthy(val: Any) -> bool | None:
     if isinstance(val, int | float):
         return bool(val)
     if isinstance(val, str):
-        low = val.strip().lower()
+        low = lower(val.strip())
         if low in iris_conv.TRUE_STRINGS:
             return True
         if low in iris_conv.FALSE_STRINGS:

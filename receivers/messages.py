@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from evaluators.text.case import lower
 from receivers.conventions import genai_current as gc
 from receivers.conventions import openinference as oi
 from receivers.spans import has_key_prefix
@@ -199,7 +200,7 @@ def to_message(obj: Any) -> Message | None:
     raw_role = obj.get("role", obj.get("type") if "content" in obj else None)
     if not isinstance(raw_role, str):
         return None
-    role = _ROLE_ALIASES.get(raw_role.lower(), raw_role.lower())
+    role = _ROLE_ALIASES.get(lower(raw_role), lower(raw_role))
     if isinstance(obj.get("parts"), list):
         return Message(role, _parts_text(obj["parts"]))
     if "content" in obj:
@@ -327,7 +328,7 @@ def flattened_messages(attributes: dict[str, Any], prefix: str) -> list[Message]
             continue
         idx = int(idx_s)
         if rest == oi.MESSAGE_ROLE and isinstance(val, str):
-            roles[idx] = _ROLE_ALIASES.get(val.lower(), val.lower())
+            roles[idx] = _ROLE_ALIASES.get(lower(val), lower(val))
         elif rest == oi.MESSAGE_CONTENT and isinstance(val, str):
             texts.setdefault(idx, []).insert(0, val)
         elif (

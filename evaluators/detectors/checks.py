@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from evaluators.text.case import lower
+
 _PLACEHOLDER_MARKERS = (
     "xxxx",
     "****",
@@ -84,7 +86,7 @@ def entropy(value: str) -> float:
 
 def is_placeholder(value: str) -> bool:
     """Masked keys and documentation placeholders (``sk-xxxx…``, ``YOUR_TOKEN_HERE``)."""
-    v = value.lower()
+    v = lower(value)
     if any(m in v for m in _PLACEHOLDER_MARKERS):
         return True
     return len(v) >= 8 and Counter(v).most_common(1)[0][1] > len(v) // 2

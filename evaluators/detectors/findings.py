@@ -12,6 +12,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
+from evaluators.text.case import lower
 from evaluators.text.normalize import NormalizedText, normalize
 
 # The compiled plain-ASCII fold (evaluators/detectors/_piikernel.c); without
@@ -78,7 +79,7 @@ def _ascii_view(raw: str) -> str | None:
     ``_piikernel.ascii_fold``."""
     if not raw.isascii() or not _PLAIN.issuperset(raw):
         return None
-    text = raw.lower().translate(_FOLD)
+    text = lower(raw).translate(_FOLD)
     return None if "  " in text else text
 
 

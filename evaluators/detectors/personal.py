@@ -541,7 +541,11 @@ def _iban_starts(t: str) -> Iterator[int]:
 
 def find_ibans(t: str) -> list[Candidate]:
     """Country-aware IBANs (length table + mod-97), written solid or in groups of four."""
-    return _ibans_from(t, _piikernel.iban_starts(t) if _piikernel is not None else _iban_starts(t))
+    # two returns, not one conditional: mypy types the conditional as the C
+    # scan's list, and the compiled module would refuse the generator
+    if _piikernel is not None:
+        return _ibans_from(t, _piikernel.iban_starts(t))
+    return _ibans_from(t, _iban_starts(t))
 
 
 def _ibans_from(t: str, starts: Iterable[int]) -> list[Candidate]:

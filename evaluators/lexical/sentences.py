@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from evaluators.text.case import lower
+
 _ABBREV = frozenset(
     [
         "dr",
@@ -104,7 +106,7 @@ def split_sentences_py(text: str) -> list[tuple[int, int]]:
                 # window holds all of it (the argument of _last_word)
                 parts = tail.rsplit(None, 1)
                 word = parts[1] if len(parts) == 2 else _last_word(text, start, stop)
-                last = word.lower().rstrip(".")
+                last = lower(word).rstrip(".")
                 if last in abbrev or (len(last) == 1 and last.isalpha()):
                     continue
         piece = text[start:end]

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
+from evaluators.text.case import lower
+
 # The compiled kernel (evaluators/lexical/_lexkernel.c); absent when the
 # package was installed without a C compiler, and then the Python reference
 # functions (``*_py``) run instead, with the same results.
@@ -311,7 +313,7 @@ _SUFFIXES: tuple[str, ...] = (
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Fold common English inflections; deliberately light and predictable."""
-    w = word.lower()
+    w = lower(word)
     for suf in _SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 3:
             w = w[: -len(suf)]
@@ -339,9 +341,9 @@ def _split_token(tok: str) -> tuple[str, ...]:
     if not core:
         parts: tuple[str, ...] = ()
     elif core.isalpha() and (core.islower() or core[1:].islower()):
-        parts = (core.lower(),)
+        parts = (lower(core),)
     else:
-        parts = tuple(p.lower() for p in _CAMEL.findall(core) if not p.isdigit())
+        parts = tuple(lower(p) for p in _CAMEL.findall(core) if not p.isdigit())
     if len(_TOKEN_WORDS) < _TOKEN_CACHE_MAX:
         _TOKEN_WORDS[tok] = parts
     return parts
@@ -606,7 +608,7 @@ def plain_tokens(text: str) -> list[str]:
     safe on attacker-controlled tool results (linear, no backtracking)."""
     out: list[str] = []
     cur: list[str] = []
-    for ch in text.lower():
+    for ch in lower(text):
         if ch.isalnum():
             cur.append(ch)
         elif cur:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from evaluators.lexical.terms import STOPWORDS, stem, words
+from evaluators.text.case import lower
 from evaluators.text.linear import LinearPattern
 
 # Run by RE2 (``LinearPattern``): on a bullet line with a long run of blanks
@@ -157,7 +158,7 @@ def _may_have_ordinals(ask: str) -> bool:
     itself can tell."""
     if not ask.isascii():
         return True
-    low = ask.lower()
+    low = lower(ask)
     return any(w in low for w in _ORD_WORDS)
 
 
@@ -186,7 +187,7 @@ def split_ask(ask: str) -> list[AskPart]:
                     seg_stripped,
                     m.end(),
                     m.end() + len(seg_stripped),
-                    (m.group(1) or m.group(2)).lower(),
+                    lower(m.group(1) or m.group(2)),
                 )
             )
         return parts
@@ -196,20 +197,20 @@ def split_ask(ask: str) -> list[AskPart]:
         for i, m in enumerate(ords):
             end = ords[i + 1].start() if i + 1 < len(ords) else len(ask)
             seg = ask[m.end() : end].rstrip(" .?!\n,;")
-            parts.append(AskPart(seg, m.end(), m.end() + len(seg), m.group(1).lower()))
+            parts.append(AskPart(seg, m.end(), m.end() + len(seg), lower(m.group(1))))
         return parts
     return []
 
 
 def _marker_of(bullet_line: str) -> str | None:
     m = re.match(r"\s*(\d{1,2}|[a-zA-Z])[.)]", bullet_line)
-    return m.group(1).lower() if m else None
+    return lower(m.group(1)) if m else None
 
 
 def _ascending(markers: list[str]) -> bool:
     vals: list[int] = []
     for mk in markers:
-        mk = mk.lower()
+        mk = lower(mk)
         if mk.isdigit():
             vals.append(int(mk))
         elif len(mk) == 1:
@@ -258,7 +259,7 @@ def mirrors_marker(marker: str | None, output: str, low: str | None = None) -> b
             return False
         return re.search(rf"\b{marker}\b", output, re.I) is not None
     esc = re.escape(marker)
-    m = marker.lower()
+    m = lower(marker)
     if (ascii_low is None or any(m + c in ascii_low for c in ").:")) and re.search(
         rf"(?:^|\s|\()\(?{esc}[).:]", output, re.I | re.M
     ):

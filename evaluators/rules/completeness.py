@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -21,6 +22,7 @@ from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import STOPWORDS, engaged, stem, words
 from evaluators.rules import asks
 from evaluators.rules.base import Outcome, count, pattern, ratio_score, skip, span, tool_call
+from evaluators.text.case import lower
 
 
 def min_output_length(ctx: EvalContext) -> Outcome:
@@ -78,7 +80,7 @@ _SIMPLE_TERM = re.compile(r"\w+")
 
 def expected_coverage(ctx: EvalContext) -> Outcome:
     expected = ctx.request.expected or ""
-    terms = {t for t in _SIMPLE_TERM.findall(expected.lower()) if len(t) > 2}
+    terms = {t for t in _SIMPLE_TERM.findall(lower(expected)) if len(t) > 2}
     if not terms:
         return Outcome(
             True, 1.0, "Expected text has no qualifying term.", saw=("output", "expected")
@@ -165,7 +167,7 @@ class _Vocabulary:
             ok = (
                 joined.isascii()
                 and joined.count("\n") == len(self.words)
-                and joined == joined.lower()
+                and joined == lower(joined)
             )
             self._lines = joined if ok else ""
         return self._lines
@@ -467,7 +469,7 @@ def _alike_key(stretch: str) -> tuple[int, str, str, str] | tuple[()]:
     if not stretch:
         return ()
     n = len(stretch)
-    return n, stretch[0].lower(), stretch[n // 2].lower(), stretch[-1].lower()
+    return n, lower(stretch[0]), lower(stretch[n // 2]), lower(stretch[-1])
 
 
 def _most_repeated_py(
@@ -492,13 +494,13 @@ def _most_repeated_py(
         if max(alike.values()) < min_count:
             return "", 0
     # lowering ASCII text keeps every offset, so it can be lowered once
-    low = body.lower() if body.isascii() else None
+    low = body.lower() if body.isascii() else None  # ASCII: the compiled lower is exact
     src = low if low is not None else body
     raw = Counter(map(src.__getitem__, starmap(slice, spans)))  # no Python loop
     counts: dict[str, int] = {}
     get = counts.get
     for piece, k in raw.items():
-        sent = piece.strip() if low is not None else piece.strip().lower()
+        sent = piece.strip() if low is not None else lower(piece.strip())
         if len(sent.split(None, 2)) >= 3:  # three words or more
             counts[sent] = get(sent, 0) + k
     if not counts:
@@ -571,7 +573,7 @@ def _is_echo(ask: str, low: str, nonspace: int | None = None) -> bool:
     # lengths), so the bound holds for it too and it need not be built
     if ask.isascii() and nonspace > 1.2 * len(ask):
         return False
-    a = " ".join(ask.lower().split())
+    a = " ".join(lower(ask).split())
     if nonspace > 1.2 * len(a):
         return False
     o = " ".join(low.split())
@@ -601,14 +603,14 @@ def says_something(ctx: EvalContext) -> Outcome:
     if stripped.isascii():
         n_toks, n_lorem, low_nonspace = _letter_stats(stripped, True)
     else:
-        low = stripped.lower()
+        low = lower(stripped)
         n_toks, n_lorem, low_nonspace = _letter_stats(low)
     if not _WORD_CHAR.search(stripped) or (n_toks and n_lorem and n_lorem / n_toks >= 0.5):
         shape = "placeholder"
     elif len(stripped) <= _ARTEFACT_MAX or (low is not None and len(low) <= _ARTEFACT_MAX):
         # (no hash of a long output; lower() keeps an ASCII text's length)
         if low is None:
-            low = stripped.lower()
+            low = lower(stripped)
         if len(low) <= _ARTEFACT_MAX and low in _ARTEFACTS:
             shape = "placeholder"
     # the ask is read only for a short output: the acknowledgement test
@@ -616,7 +618,7 @@ def says_something(ctx: EvalContext) -> Outcome:
         shape is None
         and 0 < n_toks <= 12
         and _ask_needs_more(ctx.input_words, ask)
-        and all(t in _ACK for t in _letter_runs(stripped.lower() if low is None else low))
+        and all(t in _ACK for t in _letter_runs(lower(stripped) if low is None else low))
     ):
         ask_words = ctx.input_words
         asks_info = any(w in _INFO_WORDS for w in ask_words) or ask.rstrip().endswith("?")
@@ -632,7 +634,7 @@ def says_something(ctx: EvalContext) -> Outcome:
         # at most 24 words: a split capped at 24 cuts yields 25 pieces past that
         if len(body.split(None, 24)) <= 24 and _REFUSAL.search(body):
             blocked = ctx.threshold("blocklist")[0]
-            if not any(p.lower() in ask.lower() for p in blocked):
+            if not any(lower(p) in lower(ask) for p in blocked):
                 shape = "refusal"
     if (
         shape is None
@@ -640,7 +642,7 @@ def says_something(ctx: EvalContext) -> Outcome:
         and len(ask.strip()) >= 20
         # _is_echo's own first bound, tested before a lowered copy is made
         and not (ask.isascii() and low_nonspace > 1.2 * len(ask))
-        and _is_echo(ask, stripped.lower() if low is None else low, low_nonspace)
+        and _is_echo(ask, lower(stripped) if low is None else low, low_nonspace)
     ):
         shape = "echo"
     # on ASCII text strip() drops only whitespace and lower() keeps every
@@ -702,12 +704,20 @@ def _norm_input_reference(value: Any) -> str:
     return s if len(s) <= 500 else f"{s[:500]}#{len(s)}"
 
 
-def _drop_none(v: Any) -> Any:
+def _drop_none(v: Any, depth: int = 0) -> Any:
+    # The depth check stands in for the interpreter's: compiled, these calls
+    # are C calls that no recursion limit stops, and a circular value would
+    # overflow the stack instead of raising RecursionError.
+    if depth >= _MAX_DEPTH:
+        raise RecursionError("maximum recursion depth exceeded in _drop_none")
     if isinstance(v, dict):
-        return {k: _drop_none(x) for k, x in v.items() if x is not None}
+        return {k: _drop_none(x, depth + 1) for k, x in v.items() if x is not None}
     if isinstance(v, list):
-        return [_drop_none(x) for x in v]
+        return [_drop_none(x, depth + 1) for x in v]
     return v
+
+
+_MAX_DEPTH = sys.getrecursionlimit()
 
 
 def _subset_match(expected: Any, actual: Any) -> bool:

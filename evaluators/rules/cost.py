@@ -10,6 +10,7 @@ from typing import Any
 from evaluators.context import EvalContext, Step
 from evaluators.rules.base import Outcome, count, outcome, skip, tool_call
 from evaluators.rules.completeness import norm_input
+from evaluators.text.case import lower
 
 TARGET_KEYS: tuple[str, ...] = (
     "path",
@@ -148,7 +149,7 @@ def _target(step: Step) -> str | None:
         for k in TARGET_KEYS:
             v = step.input.get(k)
             if isinstance(v, str | int | float) and not isinstance(v, bool) and str(v).strip():
-                return str(v).strip().lower()
+                return lower(str(v).strip())
     return None
 
 

@@ -15,6 +15,7 @@ from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, skip
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason_of
+from evaluators.text.case import lower
 from evaluators.text.literals import LOWERED_OUTPUT
 
 KNOWN_EXTENSIONS = frozenset(
@@ -173,7 +174,7 @@ def fold_location(loc: str) -> str:
         loc = loc.split("#", 1)[0]
     if "?" in loc:
         loc = loc.split("?", 1)[0]
-    loc = loc.rstrip(_TRAIL).rstrip("/").lower()
+    loc = lower(loc.rstrip(_TRAIL).rstrip("/"))
     if "://" in loc:
         loc = loc.split("://", 1)[1]
     return loc.replace("_", "-")
@@ -284,7 +285,7 @@ def _in_proposal(out: str, start: int, end: int) -> bool:
     sent_end_candidates = [i for i in (out.find(". ", end), out.find("\n", end)) if i >= 0]
     sentence = out[sent_start : min(sent_end_candidates) if sent_end_candidates else len(out)]
     found = (
-        _PROPOSAL_LOWER.search(sentence.lower())
+        _PROPOSAL_LOWER.search(lower(sentence))
         if sentence.isascii()
         else _PROPOSAL.search(sentence)
     )
@@ -299,7 +300,7 @@ def _no_proposal_anywhere(out: str, low: str | None = None) -> bool:
     onto ASCII ones."""
     if not out.isascii():
         return False
-    return not _PROPOSAL_SET.present(out.lower() if low is None else low)
+    return not _PROPOSAL_SET.present(lower(out) if low is None else low)
 
 
 def _unsupported(loc: str, ground: set[str], long_tails: list[str]) -> bool:
@@ -410,7 +411,7 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
     for st in ctx.steps:
         out = st.output_text
         if out:
-            if "truncated" in out[-200:].lower():
+            if "truncated" in lower(out[-200:]):
                 return skip(
                     f"the read of call #{st.index} was truncated; an absent location proves "
                     "nothing",

@@ -26,8 +26,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from evaluators.context import once
 from evaluators.rules.scan import anchored_finditer, lowered_twin
+from evaluators.text.case import lower
 from evaluators.text.linear import LinearMatch, LinearPattern
 from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember
 from evaluators.text.starts import CharStarts, tried_at
@@ -174,14 +177,14 @@ def _numbers_reference(text: str) -> list[Num]:
     # lowering ASCII text keeps every offset, so the text is lowered once and
     # each number's look-behind window sliced from it (other text is lowered
     # window by window, as a lowered character may be longer than one)
-    low = text.lower() if text.isascii() else None
+    low = text.lower() if text.isascii() else None  # ASCII: the compiled lower is exact
     for m in _num_matches(text):
         raw, suf, pct_sign, unit_word = m.group("num", "suf", "pct", "unit")
         value = float(raw.replace(",", "")) if "," in raw else float(raw)
         scaled = value * _SCALE[suf] if suf else value
         start, end = m.span()
         lo = start - 24 if start > 24 else 0
-        before = low[lo:start].rstrip() if low is not None else text[lo:start].rstrip().lower()
+        before = low[lo:start].rstrip() if low is not None else lower(text[lo:start].rstrip())
         unit = "%" if pct_sign else (unit_of(unit_word) if unit_word else None)
         approx = before.endswith(_APPROX_WORDS)
         append(new_num(Num, (value, scaled, bool(pct_sign), unit, approx, start, end, raw)))
@@ -199,7 +202,7 @@ def _unit_of(unit_word: str) -> str | None:
         return _UNIT_OF[unit_word]
     except KeyError:
         pass
-    word = unit_word.lower().rstrip("/")
+    word = lower(unit_word).rstrip("/")
     unit = _UNIT_WORDS.get(word) or _UNIT_WORDS.get(word.split("-")[0])
     if len(_UNIT_OF) < 8192:
         _UNIT_OF[unit_word] = unit
@@ -225,8 +228,8 @@ def _sig_digits(v: float) -> str:
 
 _MONTHS: dict[str, int] = {}
 for _i in range(1, 13):
-    _MONTHS[calendar.month_name[_i].lower()] = _i
-    _MONTHS[calendar.month_abbr[_i].lower()] = _i
+    _MONTHS[lower(calendar.month_name[_i])] = _i
+    _MONTHS[lower(calendar.month_abbr[_i])] = _i
 _MONTHS["sept"] = 9
 # Three-letter stems then up to six letters, checked against _MONTHS after
 # the match: one cheap prefix test per position instead of a 25-way branch.
@@ -278,7 +281,7 @@ def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
         yield from _DATE_NAMED.finditer(text)
         yield from _DATE_DAY_FIRST.finditer(text)
         return
-    low = text.lower()
+    low = lower(text)
     stems, viable = (
         _halkernel.month_stems(low) if _halkernel is not None else _month_stems_reference(low)
     )
@@ -401,12 +404,12 @@ def dates(text: str) -> list[DateClaim]:
         return found  # every form holds a day (or a year) in digits
     for m in _named_date_matches(text):
         day = int(m.group("day"))
-        if 1 <= day <= 31 and m.group("mon").lower() in _MONTHS:
+        if 1 <= day <= 31 and lower(m.group("mon")) in _MONTHS:
             y = m.group("year")
             found.append(
                 DateClaim(
                     int(y) if y else None,
-                    _MONTHS[m.group("mon").lower().rstrip(".")],
+                    _MONTHS[lower(m.group("mon")).rstrip(".")],
                     day,
                     m.start(),
                     m.end(),
@@ -457,7 +460,7 @@ def times(text: str) -> list[tuple[int, int, int, int]]:
         h, mi = int(m.group("h")), int(m.group("m"))
         if h > 23 or mi > 59:
             continue
-        ap = (m.group("ap") or "").lower()
+        ap = lower(m.group("ap") or "")
         if ap == "p" and h < 12:
             h += 12
         elif ap == "a" and h == 12:
@@ -475,9 +478,10 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
 def _norm_words(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(_WORD.findall(lower(text)))
 
 
+@mypyc_attr(native_class=False)  # compiled: keeps the __dict__ its @once views cache in
 @dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the
@@ -507,7 +511,7 @@ class Material:
 
     @once
     def lower(self) -> str:
-        return self.text.lower()
+        return lower(self.text)
 
     @once
     def words(self) -> str:
@@ -710,7 +714,7 @@ def _lowered(text: str) -> str:
     last = _LAST_LOWERED
     if last[0] is text:
         return last[1]
-    low = text.lower()
+    low = lower(text)
     _LAST_LOWERED = (text, low)
     return low
 
@@ -1543,7 +1547,7 @@ def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
                 real = _dt.date(year, d.month, d.day).weekday()
             except ValueError:
                 break
-            if _WEEKDAYS[real] != w.group("wd").lower():
+            if _WEEKDAYS[real] != lower(w.group("wd")):
                 yield (
                     "weekday_contradicts_date",
                     w.start(),
@@ -1633,11 +1637,11 @@ def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
 def _severity(out: str, mat: Material) -> Iterator[Signal]:
     if "severity" not in mat.lower and "vulnerab" not in mat.lower:
         return
-    src = {(m.group("w") or m.group("w2")).lower() for m in _SEVERITY.finditer(mat.text)}
+    src = {lower(m.group("w") or m.group("w2")) for m in _SEVERITY.finditer(mat.text)}
     if not src:
         return
     for m in _SEVERITY.finditer(out):
-        w = (m.group("w") or m.group("w2")).lower()
+        w = lower(m.group("w") or m.group("w2"))
         if w not in src and w not in mat.lower:
             yield (
                 "severity_not_in_material",
@@ -1657,10 +1661,10 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
         return
     flags: dict[str, bool] = {}
     for raw_key, raw_value in _flag_settings(mat.text, mat.lower):
-        key = raw_key.lower()
+        key = lower(raw_key)
         if key.split(".")[-1] in _BOOL_GENERIC_KEYS:
             continue
-        flags.setdefault(key, _BOOL_VALUE[raw_value.lower()])
+        flags.setdefault(key, _BOOL_VALUE[lower(raw_value)])
     if not flags:
         return
     low = _lowered(out)
@@ -1748,8 +1752,8 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
         else _PROHIBITION.finditer(text)
     )
     for m in found:
-        verb = _VERB_CLASS[m.group("verb").lower()]
-        obj = m.group("obj").strip("`'\"").lower()
+        verb = _VERB_CLASS[lower(m.group("verb"))]
+        obj = lower(m.group("obj").strip("`'\""))
         if len(obj) < 3:
             continue
         verbs = "|".join(re.escape(v) for v, c in _VERB_CLASS.items() if c == verb)
@@ -1815,7 +1819,7 @@ def _absences(out: str, mat: Material) -> Iterator[Signal]:
     for m in _ABSENCE_CLAIM.finditer(out):
         terms = {
             _stem(w)
-            for w in _WORD.findall(m.group("what").lower())
+            for w in _WORD.findall(lower(m.group("what")))
             if len(w) > 3 and w not in _ABSENCE_STOP
         }
         if len(terms) < 2:
@@ -1901,7 +1905,7 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     src_low = mat.lower
     for start, end in _version_spans(out):
         written = out[start:end]
-        if written.lower().lstrip("v") not in src_low:
+        if lower(written).lstrip("v") not in src_low:
             yield (
                 "version_not_in_material",
                 start,
@@ -1912,11 +1916,11 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
     if not _digit_sign_digit(mat.text, "."):
         return  # every bound version has a dotted number (``\d\.\d``)
     for found in _VERSION_BOUND_SOURCE.finditer(mat.text):
-        bound.setdefault(found.group("name").lower(), set()).add(found.group("ver"))
+        bound.setdefault(lower(found.group("name")), set()).add(found.group("ver"))
     if not bound:
         return
     for claim in _version_claims(out):
-        name = claim.group("name").lower()
+        name = lower(claim.group("name"))
         if name not in bound:
             continue
         ver = claim.group("ver")
@@ -1950,7 +1954,7 @@ def _roles(out: str, mat: Material) -> Iterator[Signal]:
     if not _ROLE_WORD_SET.present(low):
         return
     for m in _ROLE_CLAIM.finditer(out):
-        role = m.group("role").lower().replace("-", "")
+        role = lower(m.group("role")).replace("-", "")
         if role not in mat.lower.replace("-", ""):
             yield (
                 "role_not_in_material",
@@ -1972,7 +1976,7 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
         for row in rx.finditer(mat.source):
             vals = {n.value for n in numbers(row.group("rest"))}
             if vals:
-                rows.setdefault(row.group("label").strip().lower(), set()).update(vals)
+                rows.setdefault(lower(row.group("label").strip()), set()).update(vals)
     if len(rows) < 2:
         return
     owner: dict[float, set[str]] = {}
@@ -2008,7 +2012,7 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
     """A file the material's listing lacks while it lists its siblings
     (``.env.production`` beside ``.env.development`` and ``.env.test``)."""
     text = mat.text
-    present = {text[s:e].lower() for s, e in _file_spans(text)}
+    present = {lower(text[s:e]) for s, e in _file_spans(text)}
     if not present:
         return
     stems: dict[str, set[str]] = {}
@@ -2021,7 +2025,7 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
         return
     for start, end in _file_spans(out):
         written = out[start:end]
-        f = written.lower()
+        f = lower(written)
         if f in present:
             continue
         siblings = stems.get(f.rsplit(".", 1)[0], set())

@@ -6,7 +6,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from evaluators.context import EvalContext
 from evaluators.lexical.sentences import split_sentences
@@ -20,6 +20,7 @@ from evaluators.lexical.terms import (
     term_chain_spans,
 )
 from evaluators.rules.base import Outcome, count, skip
+from evaluators.text.case import lower
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
 
@@ -91,10 +92,10 @@ def _ask_terms(ctx: EvalContext) -> frozenset[str]:
 def overlap(ctx: EvalContext) -> Overlap | None:
     """The ask's terms found in the output (computed once per evaluation:
     keyword_overlap and answers_the_ask both read it)."""
-    got: Overlap | None = ctx.memo.get(_KEY_OVERLAP, _UNSET)
+    got: Any = ctx.memo.get(_KEY_OVERLAP, _UNSET)  # Any: compiled, a typed local rejects _UNSET
     if got is _UNSET:
         got = ctx.memo[_KEY_OVERLAP] = _overlap(ctx)
-    return got
+    return cast("Overlap | None", got)
 
 
 def _overlap(ctx: EvalContext) -> Overlap | None:
@@ -382,14 +383,14 @@ def _echoes_identifier(ask: str, output: str, low: str | None = None) -> str | N
     if not wanted:
         return None
     if low is None:
-        low = output.lower()
+        low = lower(output)
     for w in wanted:
         if w in low:
             break
     else:
         return None
     for t in _DISTINCTIVE.findall(output):
-        if t.lower() in wanted:
+        if lower(t) in wanted:
             return t
     return None
 
@@ -405,7 +406,7 @@ def _wanted(ask: str) -> frozenset[str]:
     if _DIGIT_OR_UNDERSCORE.search(ask) is None:
         return frozenset()
     return frozenset(
-        t.lower() for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
+        lower(t) for t in _DISTINCTIVE.findall(ask) if any(c.isdigit() for c in t) or "_" in t
     )
 
 
@@ -576,7 +577,7 @@ def _name_concepts(tool: str) -> frozenset[str]:
     split and the per-part tokenizing depend on the name alone."""
     parts = [p for p in re.split(r"[_\-\s.]+|(?<=[a-z])(?=[A-Z])", tool) if p]
     # short parts ("kb") are not content terms but do name a concept
-    return frozenset(_concepts({(content_terms(p) or [p.lower()])[0] for p in parts}))
+    return frozenset(_concepts({(content_terms(p) or [lower(p)])[0] for p in parts}))
 
 
 def tool_choice(ctx: EvalContext) -> Outcome:

@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
+from evaluators.text.case import lower
 from evaluators.text.starts import class_mask
 
 # The compiled run finder (evaluators/text/_scankernel.c); without it the run
@@ -188,6 +189,6 @@ def lowered_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
     Only an all-lowercase source qualifies: an uppercase letter in a class
     range or an escape (``\\W``) would change meaning when lowered."""
     src = pattern.pattern
-    if not pattern.flags & re.IGNORECASE or src != src.lower():
+    if not pattern.flags & re.IGNORECASE or src != lower(src):
         raise ValueError(f"not an all-lowercase re.I pattern: {src[:60]!r}")
     return re.compile(src, pattern.flags & ~re.IGNORECASE)

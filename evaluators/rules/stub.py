@@ -18,6 +18,7 @@ from evaluators.config import DEFAULT_STUB_MARKERS, STUB_MARKER_TABLE
 from evaluators.context import EvalContext
 from evaluators.rules.base import Outcome, count, outcome, pattern, span
 from evaluators.rules.scan import lowered_twin, prefiltered_search
+from evaluators.text.case import lower
 from evaluators.text.literals import LOWERED_OUTPUT
 from evaluators.text.starts import tried_at
 
@@ -105,7 +106,7 @@ _DISCLOSURE = re.compile(
 # case-sensitive, matches the lowered text": a scan re runs far faster, tried
 # only where one of the literals its alternatives open with occurs. (The
 # pattern has no uppercase escape for lower() to change.)
-_DISCLOSURE_LOWER = re.compile(_DISCLOSURE.pattern.lower())
+_DISCLOSURE_LOWER = re.compile(lower(_DISCLOSURE.pattern))
 _DISCLOSURE_STARTS = re.compile(
     r"not |have not |haven't |still |is |are |blocked|remaining work|do not rely|don't rely|"
     r"todo stub"
@@ -226,7 +227,7 @@ _NEEDS_SETS = {name: frozenset(ks) for name, ks in _NEEDS.items()}
 # The disclosure phrases and the marker words (lowered; a marker in the output
 # is its lowered form in the lowered output), in the same pass.
 _DISCLOSURE_SET = LOWERED_OUTPUT.member(_DISCLOSURE_WORDS)
-_MARKER_SET = LOWERED_OUTPUT.member(w.lower() for w in _WORDS)
+_MARKER_SET = LOWERED_OUTPUT.member(lower(w) for w in _WORDS)
 
 
 def _marker_places(output: str, low: str) -> list[int]:
@@ -237,7 +238,7 @@ def _marker_places(output: str, low: str) -> list[int]:
     present = _MARKER_SET.present(low)
     if present:
         for w in _WORDS:
-            if w.lower() in present:
+            if lower(w) in present:
                 i = output.find(w)
                 while i >= 0:
                     places.append(i)
@@ -309,7 +310,7 @@ def _custom_markers(markers: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """The configured markers matched as phrases (not a marker word), each with
     the lowered form searched for. A lowered form holding a line break never
     yields a hit (hits are per line), so it is not searched at all."""
-    out = ((m, m.lower()) for m in markers if m.upper() not in _WORDS)
+    out = ((m, lower(m)) for m in markers if m.upper() not in _WORDS)
     return tuple((m, needle) for m, needle in out if "\n" not in needle)
 
 
@@ -378,7 +379,7 @@ _DEFAULT_NEEDLES = LOWERED_OUTPUT.member(
 )
 _GATED_NEEDLES = frozenset(_DEFAULT_NEEDLES.literals)
 # The marker words with their lowered forms (the family reports lowered words).
-_WORD_PAIRS: tuple[tuple[str, str], ...] = tuple((w, w.lower()) for w in _WORDS)
+_WORD_PAIRS: tuple[tuple[str, str], ...] = tuple((w, lower(w)) for w in _WORDS)
 
 
 def _word_char(c: str) -> bool:
@@ -443,9 +444,9 @@ def find_stubs(
     occurs; the scan patterns are visited only when one of their literals
     occurs.
     """
-    ask_low = ask.lower()
+    ask_low = lower(ask)
     marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
-    low_all = output.lower() if low is None else low
+    low_all = lower(output) if low is None else low
     # one family pass answers the structure literals, the marker words, the
     # default custom markers and the scan patterns' needs
     found = _NEEDS_SET.family.present(low_all)
@@ -547,7 +548,7 @@ _rank_key = itemgetter(0, 1, 2)
 def find_stubs_reference(output: str, ask: str, markers: tuple[str, ...]) -> list[StubHit]:
     """The earlier :func:`find_stubs` (every line classified, markers tried by
     regex, every pattern visited): the tests' reference. Same hits, same order."""
-    ask_low = ask.lower()
+    ask_low = lower(ask)
     marker_is_deliverable = any(w in ask_low for w in _ASK_WORDS)
     custom = _custom_markers(markers)
     lines = _lines(output)
@@ -558,13 +559,13 @@ def find_stubs_reference(output: str, ask: str, markers: tuple[str, ...]) -> lis
     def line_of(pos: int) -> int:
         return bisect_right(starts, pos) - 1
 
-    low_all = output.lower()
+    low_all = lower(output)
     if not marker_is_deliverable:
         for m in tried_at(_MARKER_WORD, output, _marker_places(output, low_all)):
             li = line_of(m.start())
             if live[li]:
                 ranked.append(
-                    (li, _RANK_MARKER, m.start(), StubHit(m.group(1).lower(), m.start(), m.end()))
+                    (li, _RANK_MARKER, m.start(), StubHit(lower(m.group(1)), m.start(), m.end()))
                 )
         low = low_all
         for mk, needle in custom:

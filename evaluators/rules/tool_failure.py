@@ -16,6 +16,7 @@ from evaluators.context import EvalContext, Step
 from evaluators.jsontext import sorted_ascii
 from evaluators.rules.base import Outcome, count, outcome, span, tool_call
 from evaluators.rules.cost import TARGET_KEYS
+from evaluators.text.case import lower
 from evaluators.text.literals import LOWERED_OUTPUT, LiteralSet
 
 ERROR_LINE_PREFIXES: tuple[str, ...] = (
@@ -151,7 +152,7 @@ def _declares_failure(obj: dict[str, Any]) -> str | None:
     if obj.get("isError") is True:
         return "output declares isError: true"
     st = obj.get("status")
-    if isinstance(st, str) and st.lower() in ("error", "failed", "failure"):
+    if isinstance(st, str) and lower(st) in ("error", "failed", "failure"):
         return f"output status {st}"
     for key in ("exit_code", "exitCode", "returncode"):
         v = obj.get(key)
@@ -192,7 +193,7 @@ def _string_failure(text: str) -> str | None:
 def _string_failure_reference(text: str) -> str | None:
     """:func:`_string_failure` in pure Python: the reference the C must equal."""
     first = _first_line(text[:400])
-    low = first.lower()
+    low = lower(first)
     if not low:
         return None
     if low.startswith(ERROR_LINE_PREFIXES):  # one C call; then which one, in table order
@@ -350,7 +351,7 @@ def _blank_denials(low: str) -> str:
 
 def acknowledges(output: str, hedges: bool = True) -> bool:
     """Failure phrasing (and, when ``hedges``, uncertainty) not inside a denial."""
-    return _acknowledges_lower(output[:_ACK_CAP].lower(), hedges)
+    return _acknowledges_lower(lower(output[:_ACK_CAP]), hedges)
 
 
 def _acknowledges_lower(lowered: str, hedges: bool = True) -> bool:
@@ -451,7 +452,7 @@ def _subject_terms(step: Step) -> list[str]:
         last = tgt.replace("\\", "/").rsplit("/", 1)[-1]
         words = [last.split(".", 1)[0] or last]
         if "." in last and len(last) >= 3:
-            out.append(last.lower())  # "a.ts": matched as written, see _names
+            out.append(lower(last))  # "a.ts": matched as written, see _names
     for w in words:
         w = _squash(w)
         if len(w) >= 4:
@@ -488,7 +489,7 @@ _NOT_ALNUM_BYTES = bytes(sorted(_NOT_ALNUM_ASCII))
 
 
 def _squash(text: str) -> str:
-    low = text.lower()
+    low = lower(text)
     if low.isascii():
         return low.encode("ascii").translate(None, _NOT_ALNUM_BYTES).decode("ascii")
     return _NOT_ALNUM.sub("", low)
@@ -501,7 +502,7 @@ Clause = tuple[str, str]
 @lru_cache(maxsize=32)
 def _whole_lower(output: str) -> str:
     """The capped output lowercased, once however many failed calls ask."""
-    return output[:_ACK_CAP].lower()
+    return lower(output[:_ACK_CAP])
 
 
 @lru_cache(maxsize=32)
@@ -517,8 +518,8 @@ def _sentence_rows(output: str) -> tuple[tuple[str, tuple[Clause, ...]], ...]:
     folded when the whole output names a failed call's subject."""
     rows = []
     for sentence in _sentences(output[:_ACK_CAP]):
-        clauses = tuple((c.lower(), _squash(c)) for c in _clauses(sentence))
-        rows.append((sentence.lower(), clauses))
+        clauses = tuple((lower(c), _squash(c)) for c in _clauses(sentence))
+        rows.append((lower(sentence), clauses))
     return tuple(rows)
 
 
@@ -540,7 +541,7 @@ def _names_folded(low: str, squashed: str, terms: list[str]) -> bool:
 def _names(clause: str, terms: list[str]) -> bool:
     """The clause names a subject term: file names as written with word
     boundaries ("a.ts" is not inside "that symbol"), words squashed."""
-    return _names_folded(clause.lower(), _squash(clause), terms)
+    return _names_folded(lower(clause), _squash(clause), terms)
 
 
 def owns_failure(step: Step, output: str, lowered: str | None = None) -> bool:

@@ -32,6 +32,8 @@ from typing import Any
 
 import re2
 
+from evaluators.text.case import lower
+
 # Non-ASCII letters ``re.I`` matches to an ASCII letter (all of them: checked
 # against every code point in the tests).
 _FOLDS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}  # İ ı ſ K
@@ -45,7 +47,7 @@ _RANGES = ("A-Z", "a-z", "0-9")
 
 def _absent(candidates: str, src: str) -> str:
     for ch in candidates:
-        if ch.lower() not in src.lower() and ch.upper() not in src:
+        if lower(ch) not in lower(src) and ch.upper() not in src:
             return ch
     raise ValueError(f"no stand-in among {candidates!r} is absent from the pattern")
 

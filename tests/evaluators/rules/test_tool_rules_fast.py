@@ -79,7 +79,7 @@ def _ctx(*outputs: object, errors: tuple[str | None, ...] = ()) -> EvalContext:
     from evaluators.model import ToolCall
 
     calls = tuple(
-        ToolCall("bash", {"command": f"c{i}"}, out, errors[i] if i < len(errors) else None)
+        ToolCall("bash", {"command": f"c{i}"}, out, error=errors[i] if i < len(errors) else None)
         for i, out in enumerate(outputs)
     )
     return EvalContext(EvaluationRequest(output="ok", tool_calls=calls), EngineConfig())

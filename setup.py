@@ -31,6 +31,7 @@ no longer matches (or a failed compile) sends them all back to source.
 import json
 import os
 import runpy
+import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -59,12 +60,16 @@ def _compiled() -> list[Extension]:
             if ext.with_name(ext.name.split(".")[0] + ".py").exists() and name not in modules:
                 ext.unlink()
     paths = [str(Path(*m.split(".")).with_suffix(".py")) for m in modules]
+    try:
+        exts = mypycify(paths, opt_level="3", multi_file=True, group_name=listing["GROUP"])
+    except (Exception, SystemExit) as exc:  # mypyc's type check exits on an error
+        print(f"warning: the hot modules stay source (mypyc: {exc!r})", file=sys.stderr)
+        return []
+    for ext in exts:
+        ext.optional = True
     Path(listing["MANIFEST"]).write_text(
         json.dumps(listing["manifest"](), indent=1, sort_keys=True) + "\n"
     )
-    exts = mypycify(paths, opt_level="3", multi_file=True, group_name=listing["GROUP"])
-    for ext in exts:
-        ext.optional = True
     return exts
 
 

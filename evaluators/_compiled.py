@@ -4,8 +4,7 @@ The install compiles the modules below with mypyc (setup.py): the same
 source, as C extensions, about a tenth fewer instructions a judged trace.
 A compiled module sits next to its ``.py`` and Python prefers it, so a
 source edited after the build would silently not run. ``install()``, called
-when ``evaluators`` is first imported (``receivers`` and ``service`` import it
-first too),
+when ``evaluators`` is first imported (``receivers`` imports it first too),
 compares each compiled module's source with the SHA-256 the build recorded
 (``_compiled_sources.json``, written by setup.py) and, if any differs or a
 compiled module is missing, loads *every* listed module from source instead:
@@ -29,12 +28,12 @@ from pathlib import Path
 from types import ModuleType
 
 # The modules the build compiles: the worker's hot path (rules, detectors,
-# text scans, the engine), the receivers' span mapping and the derivation
-# that calls it. Left out:
+# text scans, the engine) and the receivers' span mapping. Left out:
 # evaluators.context, evaluators.judged, evaluators.rules.base and
 # evaluators.text.normalize build objects the C kernels fill or copy slot by
-# slot (compiled classes refuse that); storage reads SQLAlchemy rows its
-# annotations call tuples (a compiled module checks them); the cold packages
+# slot (compiled classes refuse that); storage and service, whose types
+# come from SQLAlchemy (absent from an isolated build; its rows are
+# annotated as tuples, which compiled code checks); the cold packages
 # (statistics, custom, proof) gain nothing. evaluators.splitresults too: its
 # SplitResults subclasses Sequence, and compiled it shares the ABC's
 # registry (every list checked against Sequence became a SplitResults).
@@ -86,7 +85,6 @@ COMPILED_MODULES: tuple[str, ...] = (
     "receivers.spans",
     "receivers.toolcalls",
     "receivers.usage",
-    "service.derivation",
 )
 
 # The shared library every compiled module's stub loads (mypyc's group).

@@ -10,32 +10,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 SpanKind = Literal["INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER", "LLM", "TOOL"]
 StatusCode = Literal["UNSET", "OK", "ERROR"]
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset", "ordered_subset"]
 
 
-def frozen_state(obj: Any) -> list[Any]:
-    """A frozen dataclass's field values in field order: its pickled state.
+class Frozen:
+    """Base of the frozen dataclasses here and of the request: their pickled
+    state is their field values in field order, what ``dataclasses`` gives a
+    frozen class with slots. Defined here because compiled with mypyc a
+    class gets a default pair that sets each attribute through the frozen
+    ``__setattr__``, so no instance would unpickle (the engine pool sends
+    requests to its processes pickled)."""
 
-    What ``dataclasses`` gives a frozen class with slots as ``__getstate__``.
-    The frozen classes here (and the request) define their own pair, because
-    compiled with mypyc a class gets a default pair that sets each attribute
-    through the frozen ``__setattr__``, so no instance would unpickle (the
-    engine pool sends requests to its processes pickled)."""
-    return [getattr(obj, f.name) for f in fields(obj)]
+    __slots__ = ()
 
+    def __getstate__(self) -> list[Any]:
+        return [getattr(self, f.name) for f in fields(cast(Any, self))]
 
-def set_frozen_state(obj: Any, state: Sequence[Any]) -> None:
-    """Restore what :func:`frozen_state` returned, past the frozen ``__setattr__``."""
-    for f, value in zip(fields(obj), state, strict=False):
-        object.__setattr__(obj, f.name, value)
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        for f, value in zip(fields(cast(Any, self)), state, strict=False):
+            object.__setattr__(self, f.name, value)
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(Frozen):
     """One call the agent made, in call order (SPEC §3.2 ToolCall)."""
 
     tool_name: str
@@ -47,43 +48,25 @@ class ToolCall:
     started_at: str | None = None
     call_id: str | None = None
 
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
-
 
 @dataclass(frozen=True, slots=True)
-class TokenUsage:
+class TokenUsage(Frozen):
     """Token counts; any of them may be unknown."""
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     total_tokens: int | None = None
 
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
-
 
 @dataclass(frozen=True, slots=True)
-class SpanEvent:
+class SpanEvent(Frozen):
     name: str
     timestamp: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
 
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
-
 
 @dataclass(frozen=True, slots=True)
-class Span:
+class Span(Frozen):
     """A span as the trajectory rules see it (SPEC §3.2 Span)."""
 
     name: str
@@ -97,27 +80,15 @@ class Span:
     attributes: dict[str, Any] = field(default_factory=dict)
     events: tuple[SpanEvent, ...] = ()
 
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
-
 
 @dataclass(frozen=True, slots=True)
-class ExpectedToolCall:
+class ExpectedToolCall(Frozen):
     tool_name: str
     input: Any = None
 
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
-
 
 @dataclass(frozen=True, slots=True)
-class ExpectedTrajectory:
+class ExpectedTrajectory(Frozen):
     """What the caller expected the agent to call (SPEC §3.3)."""
 
     tool_calls: tuple[ExpectedToolCall, ...] = ()
@@ -126,27 +97,15 @@ class ExpectedTrajectory:
     step_budget: int | None = None
     tolerance: float = 1.5
 
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
-
 
 @dataclass(frozen=True, slots=True)
-class ToolDef:
+class ToolDef(Frozen):
     """One entry of the tools catalogue (an MCP ``tools/list`` item)."""
 
     name: str
     description: str | None = None
     input_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
-
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
 
 
 @dataclass(slots=True)

@@ -17,13 +17,12 @@ from evaluators.model import (
     AgentTrace,
     ExpectedToolCall,
     ExpectedTrajectory,
+    Frozen,
     Span,
     SpanEvent,
     TokenUsage,
     ToolCall,
     ToolDef,
-    frozen_state,
-    set_frozen_state,
 )
 
 EVAL_TYPES: tuple[str, ...] = ("completeness", "relevance", "safety", "cost", "custom", "all")
@@ -31,7 +30,7 @@ MAX_INLINE_RULES = 10
 
 
 @dataclass(frozen=True, slots=True)
-class EvaluationRequest:
+class EvaluationRequest(Frozen):  # Frozen: pickled to the engine pool's processes
     """Inputs of one evaluation (SPEC §5.2 inputs, minus storage concerns).
 
     ``tool_calls`` is ``None`` when the caller sent none and ``()`` when the
@@ -54,12 +53,6 @@ class EvaluationRequest:
     cost_history: tuple[float, ...] | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     judged_at: str | None = None
-
-    def __getstate__(self) -> list[Any]:
-        return frozen_state(self)  # pickled to the engine pool's processes
-
-    def __setstate__(self, state: Sequence[Any]) -> None:
-        set_frozen_state(self, state)
 
     def __post_init__(self) -> None:
         if self.eval_type is not None and self.eval_type not in EVAL_TYPES:

@@ -51,15 +51,15 @@ def _compiled() -> list[Extension]:
     except ImportError:
         return []
     listing = runpy.run_path("evaluators/_compiled.py")
-    modules = listing["COMPILED_MODULES"]
+    sources = [listing["source_path"](m) for m in listing["COMPILED_MODULES"]]
     # A module compiled in place by an earlier build but no longer listed
     # would still shadow its source: its extension goes.
     for pkg in ("evaluators", "receivers", "service", "storage"):
         for ext in Path(pkg).rglob("*.cpython-*.so"):
-            name = ".".join(ext.with_name(ext.name.split(".")[0]).with_suffix("").parts)
-            if ext.with_name(ext.name.split(".")[0] + ".py").exists() and name not in modules:
+            src = ext.with_name(ext.name.split(".")[0] + ".py")
+            if src.exists() and src.resolve() not in sources:
                 ext.unlink()
-    paths = [str(Path(*m.split(".")).with_suffix(".py")) for m in modules]
+    paths = [str(src.relative_to(listing["ROOT"])) for src in sources]
     try:
         exts = mypycify(paths, opt_level="3", multi_file=True, group_name=listing["GROUP"])
     except (Exception, SystemExit) as exc:  # mypyc's type check exits on an error

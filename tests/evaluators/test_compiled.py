@@ -3,6 +3,7 @@ never runs behind an edited source, and IRIS_COMPILED=0 is obeyed."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -83,3 +84,38 @@ def test_a_complete_build_loads_compiled() -> None:
     if not _compiled.MANIFEST.exists() or os.environ.get("IRIS_COMPILED") == "0":
         pytest.skip("this tree was installed without the compiled modules")
     assert evaluators._compiled.status == "compiled", evaluators._compiled.status
+
+
+def _lower_calls(path: Path) -> list[int]:
+    """Lines of ``path`` that call a ``.lower()`` method, per the syntax tree."""
+    tree = ast.parse(path.read_text())
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "lower"
+        and not node.args
+    )
+
+
+def test_compiled_modules_lower_through_the_exact_lower() -> None:
+    """Compiled, ``s.lower()`` misses CPython's final-sigma rule before 3.13
+    (evaluators/text/case.py), so a compiled module lowers through
+    ``text.case.lower``; a bare ``.lower()`` is only for text known to be
+    ASCII, and says so on its line."""
+    offenders = []
+    for module in _compiled.COMPILED_MODULES:
+        path = _compiled.source_path(module)
+        lines = path.read_text().split("\n")
+        for n in _lower_calls(path):
+            line = lines[n - 1]
+            if "ASCII" not in line and "isascii()" not in line:
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not offenders, "use evaluators.text.case.lower:\n" + "\n".join(offenders)
+
+
+def test_the_lower_guard_sees_a_bare_lower(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("a = 'X'\nb = a.lower()\nc = str.lower(a)\nd = a.lower  # not a call\n")
+    assert _lower_calls(src) == [2]

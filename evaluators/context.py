@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar, overload
 
+from mypy_extensions import mypyc_attr
+
 from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
 from evaluators.jsontext import sorted_text
 from evaluators.lexical.sentences import split_sentences
@@ -67,6 +69,7 @@ _UNSET: Any = object()  # no value kept yet (``EvalContext.shared``)
 _CONFIG_THRESHOLDS: tuple[EngineConfig | None, dict[str, tuple[Any, str]]] = (None, {})
 
 
+@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 class once(Generic[T]):
     """``functools.cached_property`` without its lock: Python 3.11's takes an
     RLock on every first access, which cost more than the values it guards
@@ -96,6 +99,7 @@ class once(Generic[T]):
         return value
 
 
+@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 @dataclass(frozen=True)
 class Step:
     """One tool step, from a ToolCall or a TOOL span. The text forms are
@@ -225,6 +229,7 @@ def step_from_call(index: int, call: ToolCall) -> Step:
     )
 
 
+@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 class EvalContext:
     """Everything a rule may read about one evaluation."""
 

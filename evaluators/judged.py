@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from evaluators.rules.base import Outcome
 
 
+@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 @dataclass(slots=True)
 class Judged:
     """One rule's result with the metadata the composer's predicates read."""

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mypy_extensions import mypyc_attr
+
 from evaluators.context import EvalContext
 
 Kind = Literal["measurement", "detection", "inference", "judgment", "policy", "verification"]
@@ -14,6 +16,7 @@ SkipClass = Literal["not_applicable", "defeated", "config_invalid"]
 MAX_EVIDENCE_ITEMS = 20
 
 
+@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 @dataclass(slots=True)
 class Outcome:
     """What a rule returns; the engine stamps metadata and role on top."""
@@ -37,6 +40,7 @@ class Outcome:
 Check = Callable[[EvalContext], Outcome]
 
 
+@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 @dataclass(frozen=True, slots=True)
 class RuleSpec:
     """Declared metadata of one built-in rule plus its check function.
@@ -68,7 +72,7 @@ _new_outcome = object.__new__
 
 def _outcome(
     passed: bool,
-    score: float,
+    score: int | float,  # not float: compiled, an int would become one
     message: str,
     evidence: list[dict[str, Any]],
     skipped: bool,
@@ -109,7 +113,7 @@ def _outcome(
 
 def outcome(
     passed: bool,
-    score: float,
+    score: int | float,  # not float: compiled, an int would become one
     message: str,
     evidence: list[dict[str, Any]] | None = None,
     *,
@@ -172,7 +176,7 @@ def tool_call(index: int, tool_name: str, label: str) -> dict[str, Any]:
 
 
 def count(
-    stat: str, unit: str, value: float, threshold: Any = None, source: str | None = None
+    stat: str, unit: str, value: int | float, threshold: Any = None, source: str | None = None
 ) -> dict[str, Any]:
     ev: dict[str, Any] = {"type": "count", "stat": stat, "unit": unit, "value": value}
     if threshold is not None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from mypy_extensions import mypyc_attr
 
-from evaluators.config import THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
+from evaluators.config import NEEDS, THRESHOLD_ALIASES, THRESHOLDS, EngineConfig
 from evaluators.jsontext import sorted_text
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import (
@@ -29,6 +28,7 @@ from evaluators.lexical.terms import (
 )
 from evaluators.model import Span, ToolCall
 from evaluators.request import EvaluationRequest
+from evaluators.text.case import lower
 from evaluators.textview import Folded, fold
 
 T = TypeVar("T")
@@ -73,7 +73,7 @@ _CONFIG_THRESHOLDS: tuple[EngineConfig | None, dict[str, tuple[Any, str]]] = (No
 class once(Generic[T]):
     """``functools.cached_property`` without its lock: Python 3.11's takes an
     RLock on every first access, which cost more than the values it guards
-    here (a step's text forms, the step list, a Material's views), each built
+    here (a step's text forms, a Material's views), each built
     for one evaluation on one thread. The value goes to the instance
     ``__dict__``, which then shadows this non-data descriptor, as
     cached_property's does."""
@@ -229,18 +229,36 @@ def step_from_call(index: int, call: ToolCall) -> Step:
     )
 
 
-@mypyc_attr(native_class=False)  # compiled: see evaluators/_compiled.py
 class EvalContext:
-    """Everything a rule may read about one evaluation."""
+    """Everything a rule may read about one evaluation.
+
+    The views (the lowered output, its words and terms, the step list, ...)
+    are computed on first read and then kept: each is a property over an
+    attribute that holds None until then. Not ``functools.cached_property``:
+    compiled (evaluators/_compiled.py) this is a native class, whose views
+    and ``has`` a compiled rule reaches by a direct call; a native class has
+    no ``__dict__`` for a cached_property to keep its value in."""
 
     def __init__(self, request: EvaluationRequest, config: EngineConfig) -> None:
         self.request = request
         self.config = config
         self.output: str = request.output or ""
         self.input: str | None = request.input
-        self._folds: dict[str, Folded] = {}
         self.memo: dict[str, Any] = {}  # per-evaluation results rules share
+        self._folds: dict[str, Folded] = {}
         self._has: dict[str, bool] = {}
+        # the kept views, each None until its property first runs
+        self._output_lower: str | None = None
+        self._input_terms: list[str] | None = None
+        self._output_terms: list[str] | None = None
+        self._output_term_set: frozenset[str] | None = None
+        self._output_word_set: frozenset[str] | None = None
+        self._output_tokens: set[str] | None = None
+        self._output_words: list[str] | None = None
+        self._input_words: list[str] | None = None
+        self._output_sentences: list[tuple[int, int]] | None = None
+        self._steps: tuple[Step, ...] | None = None
+        self._inputs_present: dict[str, bool] | None = None
 
     def shared(self, key: str, compute: Callable[..., T], *args: Any) -> T:
         """``compute(*args)`` once per evaluation, kept in ``memo`` under
@@ -260,61 +278,104 @@ class EvalContext:
             self._folds[source] = f
         return f
 
-    @cached_property
+    @property
     def output_folded(self) -> Folded:
         return self.folded("output", self.output)
 
-    @cached_property
+    @property
     def input_folded(self) -> Folded | None:
         return self.folded("input", self.input) if self.input else None
 
-    @cached_property
+    @property
     def output_lower(self) -> str:
-        return self.output.lower()
+        got = self._output_lower
+        if got is None:
+            got = self._output_lower = lower(self.output)
+        return got
 
-    @cached_property
+    @property
     def input_terms(self) -> list[str]:
-        return content_terms(self.input or "")
+        got = self._input_terms
+        if got is None:
+            got = self._input_terms = content_terms(self.input or "")
+        return got
 
-    @cached_property
+    @property
+    def input_terms_built(self) -> bool:
+        """Whether ``input_terms`` has been read: a rule that needs only
+        its set builds that directly unless the list exists already."""
+        return self._input_terms is not None
+
+    @property
     def output_terms(self) -> list[str]:
-        if "```" in self.output:
-            return content_terms(self.output)
-        return terms_of_words(self.output_words)
+        got = self._output_terms
+        if got is None:
+            if "```" in self.output:
+                got = content_terms(self.output)
+            else:
+                got = terms_of_words(self.output_words)
+            self._output_terms = got
+        return got
 
-    @cached_property
+    @property
     def output_term_set(self) -> frozenset[str]:
         """``set(output_terms)``, without building the list when no rule has."""
-        if "output_terms" in self.__dict__ or "```" in self.output:
-            return frozenset(self.output_terms)
-        return frozenset(word_term_set(self.output, None if native() else self.output_tokens))
+        got = self._output_term_set
+        if got is None:
+            if self._output_terms is not None or "```" in self.output:
+                got = frozenset(self.output_terms)
+            elif native():
+                got = frozenset(word_term_set(self.output, None))
+            else:
+                got = frozenset(word_term_set(self.output, self.output_tokens))
+            self._output_term_set = got
+        return got
 
-    @cached_property
+    @property
     def output_word_set(self) -> frozenset[str]:
         """``set(output_words)``, without building the list when no rule has."""
-        if "output_words" in self.__dict__:
-            return frozenset(self.output_words)
-        return frozenset(word_set(self.output, None if native() else self.output_tokens))
+        got = self._output_word_set
+        if got is None:
+            if self._output_words is not None:
+                got = frozenset(self.output_words)
+            elif native():
+                got = frozenset(word_set(self.output, None))
+            else:
+                got = frozenset(word_set(self.output, self.output_tokens))
+            self._output_word_set = got
+        return got
 
-    @cached_property
+    @property
     def output_tokens(self) -> set[str]:
         """``distinct_tokens(output)``: one tokenising pass that both
         ``output_word_set`` and ``output_term_set`` start from. Read-only."""
-        return distinct_tokens(self.output)
+        got = self._output_tokens
+        if got is None:
+            got = self._output_tokens = distinct_tokens(self.output)
+        return got
 
-    @cached_property
+    @property
     def output_words(self) -> list[str]:
         """``words(output)``: lowercase words, identifiers split (fences kept)."""
-        return words(self.output)
+        got = self._output_words
+        if got is None:
+            got = self._output_words = words(self.output)
+        return got
 
-    @cached_property
+    @property
     def input_words(self) -> list[str]:
-        return words(self.input or "")
+        got = self._input_words
+        if got is None:
+            got = self._input_words = words(self.input or "")
+        return got
 
-    @cached_property
+    @property
     def output_sentences(self) -> list[tuple[int, int]]:
         """``split_sentences(output)``: sentence spans over the raw output."""
-        return split_sentences(self.output)
+        got = self._output_sentences
+        if got is None:
+            got = self._output_sentences = split_sentences(self.output)
+        return got
 
     # -- presence of inputs (SPEC §3.9) -----------------------------------
     def has(self, need: str) -> bool:
@@ -348,22 +409,29 @@ class EvalContext:
             return bool(u and u.prompt_tokens is not None and u.completion_tokens is not None)
         return False
 
-    @cached_property
+    @property
     def inputs_present(self) -> dict[str, bool]:
-        from evaluators.config import NEEDS
-
-        return {n: self.has(n) for n in NEEDS}
+        got = self._inputs_present
+        if got is None:
+            got = self._inputs_present = {n: self.has(n) for n in NEEDS}
+        return got
 
     # -- steps (SPEC §3.2) ------------------------------------------------
-    @once
+    @property
     def steps(self) -> tuple[Step, ...]:
+        got = self._steps
+        if got is None:
+            got = self._steps = self._make_steps()
+        return got
+
+    def _make_steps(self) -> tuple[Step, ...]:
         r = self.request
         if r.tool_calls is not None:
             return tuple(step_from_call(i, c) for i, c in enumerate(r.tool_calls))
         tool_spans = [s for s in r.spans if s.kind == "TOOL"]
         return tuple(step_from_span(i, s) for i, s in enumerate(tool_spans))
 
-    @cached_property
+    @property
     def steps_absence(self) -> StepsAbsence | None:
         r = self.request
         if self.steps:

@@ -836,8 +836,7 @@ def _plan_key(
     want_saw = bool(config.required_evidence)
     k = _resultkernel
     sig = k.signature(outs, udt, want_saw) if k is not None else _signature_py(outs, udt, want_saw)
-    has = ctx.has  # ``inputs_present``'s values, without its cached_property lock
-    present = tuple([has(n) for n in NEEDS])
+    present = tuple([ctx.has(n) for n in NEEDS])  # ``inputs_present``'s values
     key = (_config_hash(config), request.eval_type, present, sig)
     try:
         hash(key)

@@ -81,7 +81,7 @@ def _ask_terms(ctx: EvalContext) -> frozenset[str]:
     built only to be turned into this set."""
     got: frozenset[str] | None = ctx.memo.get(_KEY_ASK)
     if got is None:
-        if native() and "input_terms" not in ctx.__dict__:
+        if native() and not ctx.input_terms_built:
             got = frozenset(content_term_sets([ctx.input or ""])[0])
         else:
             got = frozenset(ctx.input_terms)

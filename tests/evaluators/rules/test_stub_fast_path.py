@@ -96,5 +96,5 @@ def test_the_rule_passes_the_shared_lowered_view() -> None:
     assert not stub.no_stub_output(ctx).passed
     assert ctx.output_lower == text.lower()
     ctx = EvalContext(EvaluationRequest(output=text), EngineConfig())
-    ctx.__dict__["output_lower"] = "note: later.\ndone."  # same length, no marker
+    ctx._output_lower = "note: later.\ndone."  # the view as kept: same length, no marker
     assert stub.no_stub_output(ctx).passed

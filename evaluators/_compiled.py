@@ -28,10 +28,10 @@ from pathlib import Path
 from types import ModuleType
 
 # The modules the build compiles: the worker's hot path (rules, detectors,
-# text scans, the engine) and the receivers' span mapping. Left out:
-# evaluators.context, evaluators.judged, evaluators.rules.base and
-# evaluators.text.normalize build objects the C kernels fill or copy slot by
-# slot (compiled classes refuse that); storage and service, whose types
+# text scans, the engine) and the receivers' span mapping (Judged and
+# Outcome compile as non-native classes: the C kernels copy and read their
+# slots directly, which a native layout would break). Left out: text.normalize
+# (objects a C kernel fills slot by slot); storage and service, whose types
 # come from SQLAlchemy (absent from an isolated build; its rows are
 # annotated as tuples, which compiled code checks); the cold packages
 # (statistics, custom, proof) gain nothing. evaluators.splitresults too: its

@@ -1,8 +1,9 @@
 """``outcome`` and ``skip`` build what the ``Outcome`` class call builds.
 
-Both skip the dataclass's ``__init__`` (``evaluators.rules.base._outcome``);
-a field added to ``Outcome`` and not set there would leave the slot empty,
-which the comparisons below (dataclass ``==`` reads every field) catch.
+Both pass every field by position (``evaluators.rules.base._outcome``: no
+keyword dict to build); a field added to or moved in ``Outcome`` would shift
+the values, which the comparisons below (dataclass ``==`` reads every field)
+catch.
 """
 
 from __future__ import annotations

@@ -26,9 +26,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from mypy_extensions import mypyc_attr
-
-from evaluators.context import once
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.case import lower
 from evaluators.text.linear import LinearMatch, LinearPattern
@@ -481,16 +478,38 @@ def _norm_words(text: str) -> str:
     return " ".join(_WORD.findall(lower(text)))
 
 
-@mypyc_attr(native_class=False)  # compiled: keeps the __dict__ its @once views cache in
-@dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the
     input is laid out as "User asked: ..." followed by source text; claims of
-    absence are checked against the source alone, never against the ask."""
+    absence are checked against the source alone, never against the ask.
+
+    Its views (lowered text, numbers, dates, ...) are built on first read and
+    kept in explicit slots: compiled, this is a native class whose properties
+    are direct calls and whose slots are struct fields (a descriptor and an
+    instance ``__dict__`` per view cost more than most signals' gates)."""
 
     text: str
     source: str
     has_source: bool
+
+    def __init__(self, text: str, source: str, has_source: bool) -> None:
+        self.text = text
+        self.source = source
+        self.has_source = has_source
+        self._lower: str | None = None
+        self._words: str | None = None
+        self._nums: list[Num] | None = None
+        self._values: list[float] | None = None
+        self._sorted_values: list[float] | None = None
+        self._sorted_derived: list[float] | None = None
+        self._derived: list[float] | None = None
+        self._twin_tables: tuple[dict[str, Num], dict[str, Num]] | None = None
+        self._units: set[str] | None = None
+        self._dates: list[DateClaim] | None = None
+        self._times: list[tuple[int, int, int, int]] | None = None
+        self._source_lines: list[str] | None = None
+        # grounds_once's memo: (pct, digits, scaled) -> grounded
+        self._grounded: dict[tuple[bool, str, float], bool] = {}
 
     @classmethod
     def build(cls, input_text: str, extra: Iterable[str] = ()) -> Material:
@@ -509,76 +528,122 @@ class Material:
         )
         return cls(text, f"{source}\n{more}" if more else source, has_source)
 
-    @once
+    @property
     def lower(self) -> str:
-        return lower(self.text)
+        """The text lowered."""
+        low = self._lower
+        if low is None:
+            low = self._lower = lower(self.text)
+        return low
 
-    @once
+    @property
     def words(self) -> str:
-        return f" {_norm_words(self.text)} "
+        """The text's words, lowered, space-joined and space-framed."""
+        words = self._words
+        if words is None:
+            words = self._words = f" {_norm_words(self.text)} "
+        return words
 
-    @once
+    @property
     def nums(self) -> list[Num]:
-        return numbers(self.text)
+        """Every number of the text (:func:`numbers`)."""
+        nums = self._nums
+        if nums is None:
+            nums = self._nums = numbers(self.text)
+        return nums
 
-    @once
+    @property
     def values(self) -> list[float]:
-        vals: list[float] = []
-        for n in self.nums:
-            vals.append(n.value)
-            if n.scaled != n.value:
-                vals.append(n.scaled)
+        """Each number's value, and its scaled value where that differs."""
+        vals = self._values
+        if vals is None:
+            vals = []
+            for n in self.nums:
+                vals.append(n.value)
+                if n.scaled != n.value:
+                    vals.append(n.scaled)
+            self._values = vals
         return vals
 
-    @once
+    @property
     def sorted_values(self) -> list[float]:
-        return sorted(self.values)
+        """:attr:`values`, sorted."""
+        vals = self._sorted_values
+        if vals is None:
+            vals = self._sorted_values = sorted(self.values)
+        return vals
 
-    @once
+    @property
     def sorted_derived(self) -> list[float]:
-        return sorted(self.derived)
+        """:attr:`derived`, sorted."""
+        vals = self._sorted_derived
+        if vals is None:
+            vals = self._sorted_derived = sorted(self.derived)
+        return vals
 
-    @once
+    @property
     def derived(self) -> list[float]:
         """Pairwise sums, differences and ratios a correct answer may compute."""
-        base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
-        total = sum(n.value for n in self.nums if not n.pct and n.unit is None)
-        out = [total]
-        if _pair_derivations is not None:
-            _pair_derivations(base, out)  # the compiled loop: up to 48²/2 pairs
-        else:
-            _pair_derivations_reference(base, out)
+        out = self._derived
+        if out is None:
+            base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
+            total = sum(n.value for n in self.nums if not n.pct and n.unit is None)
+            out = [total]
+            if _pair_derivations is not None:
+                _pair_derivations(base, out)  # the compiled loop: up to 48²/2 pairs
+            else:
+                _pair_derivations_reference(base, out)
+            self._derived = out
         return out
 
-    @once
+    @property
     def twin_tables(self) -> tuple[dict[str, Num], dict[str, Num]]:
         """The material's figures by sorted digits (three or more) and by
         significant digits (ten and up, or with a decimal point), years
         aside: where ``_near_miss_numbers`` looks for a claim's twin. Built
         by the C kernel when it is (every evaluation with material asks)."""
-        if _numkernel is not None:
-            return _numkernel.twin_tables(self.nums)
-        return _twin_tables_reference(self.nums)
+        tables = self._twin_tables
+        if tables is None:
+            if _numkernel is not None:
+                tables = _numkernel.twin_tables(self.nums)
+            else:
+                tables = _twin_tables_reference(self.nums)
+            self._twin_tables = tables
+        return tables
 
-    @once
+    @property
     def units(self) -> set[str]:
-        return {n.unit for n in self.nums if n.unit}
+        """The units the material measures in."""
+        units = self._units
+        if units is None:
+            units = self._units = {n.unit for n in self.nums if n.unit}
+        return units
 
-    @once
+    @property
     def dates(self) -> list[DateClaim]:
-        return dates(self.text)
+        """Every calendar date of the text (:func:`dates`)."""
+        found = self._dates
+        if found is None:
+            found = self._dates = dates(self.text)
+        return found
 
-    @once
+    @property
     def times(self) -> list[tuple[int, int, int, int]]:
-        return times(self.text)
+        """Every clock time of the text (:func:`times`)."""
+        found = self._times
+        if found is None:
+            found = self._times = times(self.text)
+        return found
 
-    @once
+    @property
     def source_lines(self) -> list[str]:
-        return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
-
-    @once
-    def _grounded(self) -> dict[tuple[bool, str, float], bool]:
-        return {}
+        """The source's non-blank lines, each as its normalised words."""
+        lines = self._source_lines
+        if lines is None:
+            lines = self._source_lines = [
+                _norm_words(line) for line in self.source.splitlines() if line.strip()
+            ]
+        return lines
 
     def grounds_once(self, n: Num) -> bool:
         """:meth:`grounds`, decided once per distinct figure: it reads only the

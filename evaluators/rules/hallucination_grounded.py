@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.case import lower
 from evaluators.text.linear import LinearMatch, LinearPattern
-from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember
+from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember, LiteralFamily
 from evaluators.text.starts import CharStarts, tried_at
 
 Signal = tuple[str, int, int, str]
@@ -268,17 +268,19 @@ _DATE_DAY_FIRST_LOW = re.compile(_DATE_DAY_FIRST.pattern)
 _DIGIT_STARTS = CharStarts(re.compile(r"\d"))
 
 
-def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
+def _named_date_matches(text: str, low: str | None = None) -> Iterator[re.Match[str]]:
     """``_DATE_NAMED.finditer(text)`` then ``_DATE_DAY_FIRST.finditer(text)``.
 
-    On ASCII text both run case-sensitively on the lowered text, tried only
-    where a match can begin: a named date at a month stem, a day-first date
-    at a digit (each opens with ``\\b`` and then that)."""
+    On ASCII text both run case-sensitively on the lowered text (``low``
+    when the caller has it), tried only where a match can begin: a named
+    date at a month stem, a day-first date at a digit (each opens with
+    ``\\b`` and then that)."""
     if not text.isascii():
         yield from _DATE_NAMED.finditer(text)
         yield from _DATE_DAY_FIRST.finditer(text)
         return
-    low = lower(text)
+    if low is None:
+        low = lower(text)
     stems, viable = (
         _halkernel.month_stems(low) if _halkernel is not None else _month_stems_reference(low)
     )
@@ -380,6 +382,69 @@ def _any_in_reference(hay: str, literals: tuple[str, ...]) -> bool:
     return any(lit in hay for lit in literals)
 
 
+# -- the material's literal pass ---------------------------------------------
+
+# The literal gates the signals test on the material, answered by one pass:
+# each was ``any(lit in mat.lower for lit in gate)``, one scan of the material
+# per literal (about twenty scans an evaluation, and most gates find nothing).
+# Every gate's ASCII literals are members of this family, so its one pass over
+# the lowered material (``Material.literals``) reports exactly which occur.
+_MATERIAL_FAMILY = LiteralFamily()
+
+
+class _MaterialGate:
+    """``any(lit in hay for lit in literals)`` for the material, read from its
+    one literal pass: ``hay`` is the lowered material, or with ``exact`` the
+    material as written.
+
+    The pass holds the gate's keys (each literal, lowered when ``exact``)
+    that are ASCII; a non-ASCII key ("≥", "→") can occur only in non-ASCII
+    text and is looked for there with ``in``. An exact literal occurs in the
+    text only where its lowered form occurs in the lowered text (characters
+    lower one by one, and no literal here holds a sigma), so a key the pass
+    misses rules its literal out, and the exact test runs only when some key
+    is there."""
+
+    __slots__ = ("_ascii", "_keys", "_other", "exact", "literals")
+
+    def __init__(self, literals: Iterable[str], exact: bool = False) -> None:
+        self.literals: tuple[str, ...] = tuple(literals)
+        if "" in self.literals:
+            raise ValueError("an empty literal occurs everywhere: not a gate")
+        self.exact = exact
+        self._keys: tuple[str, ...] = (
+            tuple([lower(lit) for lit in self.literals]) if exact else self.literals
+        )
+        self._ascii: frozenset[str] = frozenset([k for k in self._keys if k.isascii()])
+        self._other: tuple[str, ...] = tuple([k for k in self._keys if not k.isascii()])
+        _MATERIAL_FAMILY.member(self._ascii)
+
+    def holds(self, mat: Material) -> bool:
+        """Whether some literal occurs in the material (lowered unless ``exact``)."""
+        if mat.literals.isdisjoint(self._ascii) and not (
+            self._other and _any_in(mat.lower, self._other)
+        ):
+            return False
+        return not self.exact or _any_in(mat.text, self.literals)
+
+    def candidates(self, mat: Material) -> tuple[str, ...]:
+        """The literals, in order, less those the pass rules out: every one
+        that occurs is kept (where a search for each of them finds the same
+        places as a search for all)."""
+        found = mat.literals
+        return tuple(
+            [
+                lit
+                for lit, key in zip(self.literals, self._keys, strict=True)
+                if key in found or not key.isascii()
+            ]
+        )
+
+
+# A named or day-first date opens with one of these (see ``_MONTH_RE``).
+_MONTH_STEM_GATE = _MaterialGate(_MONTH_STEMS)
+
+
 def _has_digit(text: str) -> bool:
     """``_ANY_DIGIT.search(text) is not None`` (the compiled test when built)."""
     if _halkernel is not None:
@@ -395,11 +460,15 @@ def _has_digit_reference(text: str) -> bool:
     return any(digit in text for digit in "0123456789")
 
 
-def dates(text: str) -> list[DateClaim]:
+def dates(text: str, low: str | None = None, named: bool = True) -> list[DateClaim]:
+    """Every date of ``text``: named and day-first, then ISO. ``low`` is
+    ``lower(text)`` when the caller has it; ``named`` False leaves out the
+    first two forms (for ASCII text known to hold no month stem, where
+    neither can match)."""
     found: list[DateClaim] = []
     if not _has_digit(text):
         return found  # every form holds a day (or a year) in digits
-    for m in _named_date_matches(text):
+    for m in _named_date_matches(text, low) if named else ():
         day = int(m.group("day"))
         if 1 <= day <= 31 and lower(m.group("mon")) in _MONTHS:
             y = m.group("year")
@@ -508,6 +577,7 @@ class Material:
         self._dates: list[DateClaim] | None = None
         self._times: list[tuple[int, int, int, int]] | None = None
         self._source_lines: list[str] | None = None
+        self._literals: frozenset[str] | None = None
         # grounds_once's memo: (pct, digits, scaled) -> grounded
         self._grounded: dict[tuple[bool, str, float], bool] = {}
 
@@ -620,11 +690,22 @@ class Material:
         return units
 
     @property
+    def literals(self) -> frozenset[str]:
+        """The literals of the signals' material gates that occur in the
+        lowered text: one pass answers them all (see :class:`_MaterialGate`)."""
+        found = self._literals
+        if found is None:
+            found = self._literals = _MATERIAL_FAMILY.present(self.lower)
+        return found
+
+    @property
     def dates(self) -> list[DateClaim]:
-        """Every calendar date of the text (:func:`dates`)."""
+        """Every calendar date of the text (:func:`dates`). ASCII text with no
+        month stem holds only ISO dates: a named or day-first date needs one."""
         found = self._dates
         if found is None:
-            found = self._dates = dates(self.text)
+            named = not self.text.isascii() or _MONTH_STEM_GATE.holds(self)
+            found = self._dates = dates(self.text, self.lower, named)
         return found
 
     @property
@@ -762,6 +843,8 @@ _ATTRIBUTION_LEADS: tuple[str, ...] = (
     "if i remember",
 )  # fmt: skip
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+# The leads in the lowered output's one pass: only those there are searched for.
+_ATTRIBUTION_LEAD_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LEADS)
 
 
 _ATTRIBUTION_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LITERALS)
@@ -863,16 +946,14 @@ def _failure_reasons_iter(mat: Material) -> Iterator[str]:
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
-    # the compiled test itself, looked up per call (no wrapper frame per gate)
-    any_in = _halkernel.any_in if _halkernel is not None else _any_in_reference
-    for rx, why, literals, lowered, anchored in _FAILURE_TABLE:
+    for rx, why, literals, lowered, anchored, gate in _FAILURE_TABLE:
         if lowered and not ascii_text:
             if rx.search(text):
                 yield why
             continue
-        hay = low if lowered else text
-        if not any_in(hay, literals):
+        if not gate.holds(mat):
             continue
+        hay = low if lowered else text
         if anchored is None:
             if rx.search(text):
                 yield why
@@ -902,14 +983,23 @@ def _matches_at_some_reference(rx: re.Pattern[str], hay: str, literals: tuple[st
 
 
 # _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above;
-# the last column is the pattern to try at the gate literals when they are its
+# the fifth column is the pattern to try at the gate literals when they are its
 # anchors (the lowered twin for a re.I pattern, read on the lowered ASCII
-# text), or None when the literals only gate a plain search.
+# text), or None when the literals only gate a plain search; the last is the
+# gate read from the material's literal pass (lowered, or exact on the text).
 _FAILURE_ANCHORED = (False, True, False, True, True, True, True)
 _FAILURE_TABLE: tuple[
-    tuple[re.Pattern[str], str, tuple[str, ...], bool, re.Pattern[str] | None], ...
+    tuple[re.Pattern[str], str, tuple[str, ...], bool, re.Pattern[str] | None, _MaterialGate],
+    ...,
 ] = tuple(
-    (rx, why, literals, lowered, (lowered_twin(rx) if lowered else rx) if anchored else None)
+    (
+        rx,
+        why,
+        literals,
+        lowered,
+        (lowered_twin(rx) if lowered else rx) if anchored else None,
+        _MaterialGate(literals, exact=not lowered),
+    )
     for (rx, why), (literals, lowered), anchored in zip(
         _FAILURE_EVIDENCE, _FAILURE_GATES, _FAILURE_ANCHORED, strict=True
     )
@@ -929,6 +1019,7 @@ _FAILURE_HINTS: tuple[str, ...] = (
     "code",
     " 5",
 )
+_FAILURE_HINT_GATE = _MaterialGate(_FAILURE_HINTS)
 # Run by RE2 (``LinearPattern``): from every newline of a long blank stretch
 # ``re`` re-scanned the rest of it for the word, quadratic in its length.
 _SUCCESS_CLAIM = LinearPattern(
@@ -987,6 +1078,7 @@ _EMPTY_RESULT_LITERALS: tuple[str, ...] = (
     "0 hits",
     "0 documents",
 )  # fmt: skip
+_EMPTY_RESULT_GATE = _MaterialGate(_EMPTY_RESULT_LITERALS)
 _FINDINGS_CLAIM = re.compile(
     r"\b(?:several|multiple|many|a few|some|two|three|four|five|\d+)\s+(?:\w+\s+)?(?:documents|"
     r"docs|results|matches|hits|files|records|entries|articles|pages)\b"
@@ -1196,6 +1288,9 @@ _PROHIBITION = re.compile(
     re.I,
 )
 _PROHIBITION_LEADS = ("do not", "don't", "never", "must not", "should not", "shouldn't")
+# One of these (lowercase) is in every material that forbids something.
+_PROHIBITION_GATE = _MaterialGate(("not ", "don't", "never", "shouldn't"))
+_PROHIBITION_LEAD_GATE = _MaterialGate(_PROHIBITION_LEADS)
 _VERB_CLASS = {
     "enable": "on",
     "turn on": "on",
@@ -1228,6 +1323,10 @@ _INCLUSIVE_SOURCE = LinearPattern(
 # when one of them is there: "no such file or directory" has " or " but no
 # threshold.
 _OR_MORE = re.compile(r"or\s+(?:more|above|greater|higher|over)\b")
+
+
+# One of these (lowercase) is in every material stating an inclusive threshold.
+_THRESHOLD_GATE = _MaterialGate((" or ", "at least", "≥", ">="))
 
 
 def _inclusive_possible(low: str) -> bool:
@@ -1568,7 +1667,9 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
         return
     if out.isascii():
         low = _lowered(out)
-        cues = tried_at(_ATTRIBUTION_LOWER, low, _occurrences(low, _ATTRIBUTION_LEADS))
+        there = _ATTRIBUTION_LEAD_SET.present(low)
+        leads = tuple([lead for lead in _ATTRIBUTION_LEADS if lead in there])
+        cues = tried_at(_ATTRIBUTION_LOWER, low, _occurrences(low, leads))
     else:
         cues = _ATTRIBUTION.finditer(out)
     for cue in cues:
@@ -1651,7 +1752,7 @@ _DENIAL_LOWER = lowered_twin(_DENIAL)
 
 def _false_success(out: str, mat: Material) -> Iterator[Signal]:
     """Success or a clean bill over a failure the material records."""
-    if not _any_in(mat.lower, _FAILURE_HINTS):
+    if not _FAILURE_HINT_GATE.holds(mat):
         return
     # an output that cannot claim success (most do not) ends the signal
     # before the material's failure scan: its literals are read from the
@@ -1685,7 +1786,7 @@ def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
         return
     # every match holds one of the literals (re.I: on ASCII text, exactly when
     # the lowered text does); the search runs the matcher at every quote
-    if mat.text.isascii() and not _any_in(mat.lower, _EMPTY_RESULT_LITERALS):
+    if mat.text.isascii() and not _EMPTY_RESULT_GATE.holds(mat):
         return
     if not _EMPTY_RESULT.search(mat.text) or _EMPTY_ACK.search(out):
         return
@@ -1699,8 +1800,12 @@ def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
         )
 
 
+# A material naming a severity holds one of these (lowered).
+_SEVERITY_GATE = _MaterialGate(("severity", "vulnerab"))
+
+
 def _severity(out: str, mat: Material) -> Iterator[Signal]:
-    if "severity" not in mat.lower and "vulnerab" not in mat.lower:
+    if not _SEVERITY_GATE.holds(mat):
         return
     src = {lower(m.group("w") or m.group("w2")) for m in _SEVERITY.finditer(mat.text)}
     if not src:
@@ -1718,11 +1823,12 @@ def _severity(out: str, mat: Material) -> Iterator[Signal]:
 
 # One of these (lowercase) is in every material that sets a flag.
 _FLAG_HINTS = ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "=off")
+_FLAG_GATE = _MaterialGate(_FLAG_HINTS)
 
 
 def _booleans(out: str, mat: Material) -> Iterator[Signal]:
     """A configuration flag stated with the opposite polarity."""
-    if not _any_in(mat.lower, _FLAG_HINTS):
+    if not _FLAG_GATE.holds(mat):
         return
     flags: dict[str, bool] = {}
     for raw_key, raw_value in _flag_settings(mat.text, mat.lower):
@@ -1805,14 +1911,16 @@ def _key_starts_reference(text: str, word: str) -> list[int]:
 
 def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
     """The output recommends the very action the material forbids."""
-    if not _any_in(mat.lower, ("not ", "don't", "never", "shouldn't")):
+    if not _PROHIBITION_GATE.holds(mat):
         return
     text = mat.text
     # every match starts with one of its openers (re.I: on ASCII text, where
     # the lowered text has them at the same offsets); a search ran the
     # matcher at every character
     found = (
-        tried_at(_PROHIBITION, text, _occurrences(mat.lower, _PROHIBITION_LEADS))
+        tried_at(
+            _PROHIBITION, text, _occurrences(mat.lower, _PROHIBITION_LEAD_GATE.candidates(mat))
+        )
         if text.isascii()
         else _PROHIBITION.finditer(text)
     )
@@ -1837,7 +1945,7 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
 
 def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
-    if not _any_in(mat.lower, (" or ", "at least", "≥", ">=")):
+    if not _THRESHOLD_GATE.holds(mat):
         return
     if mat.text.isascii() and not _inclusive_possible(mat.lower):
         return
@@ -1909,14 +2017,11 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
     # output's one pass, which other gates share
     if _cannot_match(out, _STATUS_CLAIM_SET):
         return
-    if (
-        "http" not in mat.lower
-        and "status" not in mat.lower
-        and not _any_in(mat.text, ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"))
-    ):
+    if not _STATUS_HINT_GATE.holds(mat) and not _STATUS_METHOD_GATE.holds(mat):
         return
     text = mat.text
-    src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, _STATUS_LEADS))}
+    leads = _STATUS_LEAD_GATE.candidates(mat)
+    src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, leads))}
     if not src:
         return
     for m in _STATUS_CLAIM.finditer(out):
@@ -1932,6 +2037,12 @@ def _statuses(out: str, mat: Material) -> Iterator[Signal]:
 # Every _STATUS_SOURCE match starts with one of these (it is case-sensitive,
 # and each alternative opens with its literal): finditer tried there only.
 _STATUS_LEADS = ("HTTP", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "→", "status")
+_STATUS_LEAD_GATE = _MaterialGate(_STATUS_LEADS, exact=True)
+# A material showing a status holds one of these (lowered), or a request line.
+_STATUS_HINT_GATE = _MaterialGate(("http", "status"))
+_STATUS_METHOD_GATE = _MaterialGate(
+    ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"), exact=True
+)
 
 
 def _occurrences(text: str, literals: tuple[str, ...]) -> list[int]:
@@ -2252,7 +2363,7 @@ def signals(
     found += _false_success(out, mat)
     if "[" in mat.text or "0" in mat.text:
         found += _empty_results(out, mat)
-    if "severity" in mat.lower or "vulnerab" in mat.lower:
+    if _SEVERITY_GATE.holds(mat):
         found += _severity(out, mat)
     found += _booleans(out, mat)
     found += _prohibited(out, mat)

@@ -927,15 +927,11 @@ _FAILURE_GATES: tuple[tuple[tuple[str, ...], bool], ...] = (
 assert len(_FAILURE_GATES) == len(_FAILURE_EVIDENCE)
 
 
-def _failure_reasons(mat: Material) -> list[str]:
+def _failure_reasons(mat: Material, first_only: bool = False) -> list[str]:
     """``[why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]``,
-    searching only where the pattern's literals occur."""
-    return list(_failure_reasons_iter(mat))
-
-
-def _failure_reasons_iter(mat: Material) -> Iterator[str]:
-    """The reasons of :func:`_failure_reasons`, in order, each decided only
-    when the one before was yielded (:func:`_false_success` reads the first).
+    searching only where the pattern's literals occur; with ``first_only``
+    the list ends at its first reason, the later patterns not tried
+    (:func:`_false_success` reads the first only).
 
     A pattern whose gate literals are its anchors (every match starts at one
     of them, or at an optional quote just before one, so a match exists iff
@@ -943,22 +939,24 @@ def _failure_reasons_iter(mat: Material) -> Iterator[str]:
     status pattern opens with an optional quote under re.I, so a search ran
     the matcher at every character of the material, on every tool result
     holding "status" (a third of the rule on the worker's cases)."""
+    reasons: list[str] = []
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
     for rx, why, literals, lowered, anchored, gate in _FAILURE_TABLE:
         if lowered and not ascii_text:
-            if rx.search(text):
-                yield why
+            found = rx.search(text) is not None
+        elif not gate.holds(mat):
             continue
-        if not gate.holds(mat):
-            continue
-        hay = low if lowered else text
-        if anchored is None:
-            if rx.search(text):
-                yield why
-        elif _matches_at_some(anchored, hay, literals):
-            yield why
+        elif anchored is None:
+            found = rx.search(text) is not None
+        else:
+            found = _matches_at_some(anchored, low if lowered else text, literals)
+        if found:
+            reasons.append(why)
+            if first_only:
+                break
+    return reasons
 
 
 def _matches_at_some(rx: re.Pattern[str], hay: str, literals: tuple[str, ...]) -> bool:
@@ -1552,19 +1550,18 @@ def _stem(word: str) -> str:
 # -- signals -----------------------------------------------------------------
 
 
-def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """A figure the material does not state, but a transposed or tenfold
     variant of one it does (14,280 for 12,480; 2,140 for 214; 0.031 for 0.31)."""
     if not nums:
-        return  # only the output's loose figures are flagged: none, nothing to build
+        return []  # only the output's loose figures are flagged: none, nothing to build
     src_keys, src_sig = mat.twin_tables
     if not src_keys and not src_sig:
-        return  # no twin to find: every lookup below would miss
+        return []  # no twin to find: every lookup below would miss
     if _near_misses is not None:
         # the compiled loop: two key strings per figure were the rule's costliest step
-        yield from _near_misses(out, nums, src_keys, src_sig)
-        return
-    yield from _near_miss_numbers_reference(out, nums, src_keys, src_sig)
+        return _near_misses(out, nums, src_keys, src_sig)
+    return list(_near_miss_numbers_reference(out, nums, src_keys, src_sig))
 
 
 # The compiled loop; None with an older build of the kernel (or none).
@@ -1605,13 +1602,14 @@ def _is_year(n: Num) -> bool:
     )
 
 
-def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """A figure in a unit the material also measures in, with a value the
     material never gives in any unit or derivation (90 days where the policy
     says 30 and 14 days)."""
+    sigs: list[Signal] = []
     units = mat.units
     if not units:
-        return  # a flagged figure's unit is one the material measures in
+        return sigs  # a flagged figure's unit is one the material measures in
     for n in nums:
         if n.unit is None or n.unit not in units:
             continue  # (the material measures nothing in this unit)
@@ -1619,13 +1617,16 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
         if n.unit in _TIME_UNITS and _converts(n, mat):
             continue
         shown = ", ".join(sorted({s.digits + ("%" if s.pct else "") for s in same})[:3])
-        yield (
-            "figure_contradicts_material",
-            n.start,
-            n.end,
-            f"{out[n.start : n.end]} ({n.unit}) is not a figure the material gives; it states "
-            f"{shown}",
+        sigs.append(
+            (
+                "figure_contradicts_material",
+                n.start,
+                n.end,
+                f"{out[n.start : n.end]} ({n.unit}) is not a figure the material gives; it states "
+                f"{shown}",
+            )
         )
+    return sigs
 
 
 _TO_SECONDS = {"ms": 0.001, "second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
@@ -1643,28 +1644,33 @@ def _converts(n: Num, mat: Material) -> bool:
     return False
 
 
-def _unit_swap(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _unit_swap(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """The material's number read in another time unit (ms taken as seconds)."""
+    sigs: list[Signal] = []
     for n in nums:
         if n.unit not in _TIME_UNITS or n.approx:
             continue
         units = {s.unit for s in mat.nums if s.value == n.value and s.unit in _TIME_UNITS}
         if units and n.unit not in units and not _converts(n, mat):
-            yield (
-                "unit_misread",
-                n.start,
-                n.end,
-                f"{out[n.start : n.end]}: the material gives {n.digits} in "
-                f"{', '.join(sorted(u for u in units if u))}",
+            sigs.append(
+                (
+                    "unit_misread",
+                    n.start,
+                    n.end,
+                    f"{out[n.start : n.end]}: the material gives {n.digits} in "
+                    f"{', '.join(sorted(u for u in units if u))}",
+                )
             )
+    return sigs
 
 
-def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _attributed_figures(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """A figure the output attributes to the source ("per the report") that
     the source never states."""
+    sigs: list[Signal] = []
     loose = nums
     if not loose or _cannot_match(out, _ATTRIBUTION_SET):
-        return
+        return sigs
     if out.isascii():
         low = _lowered(out)
         there = _ATTRIBUTION_LEAD_SET.present(low)
@@ -1676,31 +1682,38 @@ def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Si
         s, e = _sentence_of(out, cue.start())
         for n in loose:
             if s <= n.start < e:
-                yield (
-                    "attributed_figure_absent",
-                    n.start,
-                    n.end,
-                    f"{out[n.start : n.end]} is attributed to the source, which never states it",
+                sigs.append(
+                    (
+                        "attributed_figure_absent",
+                        n.start,
+                        n.end,
+                        f"{out[n.start : n.end]} is attributed to the source, "
+                        "which never states it",
+                    )
                 )
+    return sigs
 
 
-def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
+def _dates(out: str, mat: Material, year_hint: int | None) -> list[Signal]:
     """A calendar date that is not in the material while the material dates
     something in that same month (September 2 against 2026-09-01)."""
+    sigs: list[Signal] = []
     if not mat.dates:
-        return
+        return sigs
     src = {(d.month, d.day) for d in mat.dates}
     months = {d.month for d in mat.dates}
     for d in dates(out):
         if (d.month, d.day) in src or d.month not in months:
             continue
         near = sorted(f"{calendar.month_abbr[m]} {dd}" for m, dd in src if m == d.month)
-        yield (
-            "date_contradicts_material",
-            d.start,
-            d.end,
-            f"{out[d.start : d.end]} is not a date the material gives (it has "
-            f"{', '.join(near[:3])})",
+        sigs.append(
+            (
+                "date_contradicts_material",
+                d.start,
+                d.end,
+                f"{out[d.start : d.end]} is not a date the material gives (it has "
+                f"{', '.join(near[:3])})",
+            )
         )
     for w in _WEEKDAY.finditer(out):
         for d in dates(out[w.end() : w.end() + 24]):
@@ -1714,33 +1727,40 @@ def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
             except ValueError:
                 break
             if _WEEKDAYS[real] != lower(w.group("wd")):
-                yield (
-                    "weekday_contradicts_date",
-                    w.start(),
-                    w.end() + d.end,
-                    f"{calendar.month_name[d.month]} {d.day}, {year} is a "
-                    f"{_WEEKDAYS[real].title()}",
+                sigs.append(
+                    (
+                        "weekday_contradicts_date",
+                        w.start(),
+                        w.end() + d.end,
+                        f"{calendar.month_name[d.month]} {d.day}, {year} is a "
+                        f"{_WEEKDAYS[real].title()}",
+                    )
                 )
             break
+    return sigs
 
 
-def _times(out: str, mat: Material) -> Iterator[Signal]:
+def _times(out: str, mat: Material) -> list[Signal]:
     """A clock time the material lacks while it has one with the same minutes
     and another hour (4:30 PM for 14:30)."""
+    sigs: list[Signal] = []
     if not mat.times:
-        return
+        return sigs
     src = {(h, m) for h, m, _, _ in mat.times}
     for h, m, s, e in times(out):
         if (h, m) in src or m == 0:
             continue
         twins = sorted(f"{hh:02d}:{mm:02d}" for hh, mm in src if mm == m and hh != h)
         if twins:
-            yield (
-                "time_contradicts_material",
-                s,
-                e,
-                f"{out[s:e]} where the material gives {twins[0]}",
+            sigs.append(
+                (
+                    "time_contradicts_material",
+                    s,
+                    e,
+                    f"{out[s:e]} where the material gives {twins[0]}",
+                )
             )
+    return sigs
 
 
 # Lowered twins (see ``lowered_twin``) for ASCII output: same matches, same
@@ -1750,75 +1770,86 @@ _ATTRIBUTION_LOWER = lowered_twin(_ATTRIBUTION)
 _DENIAL_LOWER = lowered_twin(_DENIAL)
 
 
-def _false_success(out: str, mat: Material) -> Iterator[Signal]:
+def _false_success(out: str, mat: Material) -> list[Signal]:
     """Success or a clean bill over a failure the material records."""
+    sigs: list[Signal] = []
     if not _FAILURE_HINT_GATE.holds(mat):
-        return
+        return sigs
     # an output that cannot claim success (most do not) ends the signal
     # before the material's failure scan: its literals are read from the
     # lowered output's one pass, which other gates share
     if _cannot_match(out, _SUCCESS_CLAIM_SET):
-        return
+        return sigs
     # only the first reason is read; then the output's tests, the claim
     # before the acknowledgement (a far cheaper scan, and it mostly fails)
-    reason = next(_failure_reasons_iter(mat), None)
-    if reason is None:
-        return
+    reasons = _failure_reasons(mat, first_only=True)
+    if not reasons:
+        return sigs
+    reason = reasons[0]
     claim = _SUCCESS_CLAIM.search(out)
     if claim is None:
-        return
+        return sigs
     if out.isascii():
         low = _lowered(out)
         # every _DENIAL match holds "no ": without one the substitution is the text
         if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low) if "no " in low else low):
-            return
+            return sigs
     elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
-        return
+        return sigs
     s, e = claim.start(), claim.end()
     while s < e and not out[s].isalnum():
         s += 1
-    yield ("success_over_failure", s, e, f"claims success while {reason}")
+    sigs.append(("success_over_failure", s, e, f"claims success while {reason}"))
+    return sigs
 
 
-def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
+def _empty_results(out: str, mat: Material) -> list[Signal]:
     """Findings described over a search that returned nothing."""
+    sigs: list[Signal] = []
     if not ("[" in mat.text or "0" in mat.text):
-        return
+        return sigs
     # every match holds one of the literals (re.I: on ASCII text, exactly when
     # the lowered text does); the search runs the matcher at every quote
     if mat.text.isascii() and not _EMPTY_RESULT_GATE.holds(mat):
-        return
+        return sigs
     if not _EMPTY_RESULT.search(mat.text) or _EMPTY_ACK.search(out):
-        return
+        return sigs
     claim = _FINDINGS_CLAIM.search(out)
     if claim is not None:
-        yield (
-            "findings_from_empty_result",
-            claim.start(),
-            claim.end(),
-            "describes results the search never returned",
+        sigs.append(
+            (
+                "findings_from_empty_result",
+                claim.start(),
+                claim.end(),
+                "describes results the search never returned",
+            )
         )
+    return sigs
 
 
 # A material naming a severity holds one of these (lowered).
 _SEVERITY_GATE = _MaterialGate(("severity", "vulnerab"))
 
 
-def _severity(out: str, mat: Material) -> Iterator[Signal]:
+def _severity(out: str, mat: Material) -> list[Signal]:
+    sigs: list[Signal] = []
     if not _SEVERITY_GATE.holds(mat):
-        return
+        return sigs
     src = {lower(m.group("w") or m.group("w2")) for m in _SEVERITY.finditer(mat.text)}
     if not src:
-        return
+        return sigs
     for m in _SEVERITY.finditer(out):
         w = lower(m.group("w") or m.group("w2"))
         if w not in src and w not in mat.lower:
-            yield (
-                "severity_not_in_material",
-                m.start(),
-                m.end(),
-                f"'{w}' severity; the material says {', '.join(sorted(src))}",
+            sigs.append(
+                (
+                    "severity_not_in_material",
+                    m.start(),
+                    m.end(),
+                    f"'{w}' severity; the material says {', '.join(sorted(src))}",
+                )
             )
+    return sigs
 
 
 # One of these (lowercase) is in every material that sets a flag.
@@ -1826,10 +1857,11 @@ _FLAG_HINTS = ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "
 _FLAG_GATE = _MaterialGate(_FLAG_HINTS)
 
 
-def _booleans(out: str, mat: Material) -> Iterator[Signal]:
+def _booleans(out: str, mat: Material) -> list[Signal]:
     """A configuration flag stated with the opposite polarity."""
+    sigs: list[Signal] = []
     if not _FLAG_GATE.holds(mat):
-        return
+        return sigs
     flags: dict[str, bool] = {}
     for raw_key, raw_value in _flag_settings(mat.text, mat.lower):
         key = lower(raw_key)
@@ -1837,7 +1869,7 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
             continue
         flags.setdefault(key, _BOOL_VALUE[lower(raw_value)])
     if not flags:
-        return
+        return sigs
     low = _lowered(out)
     for key, value in flags.items():
         words = _key_words(key)
@@ -1861,13 +1893,16 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
             if re.search(r"\b(?:not|no|isn't|never)\s*$", before):
                 said = not said
             if said != value:
-                yield (
-                    "flag_contradicts_material",
-                    m.start(),
-                    pol.end(),
-                    f"{key} is {'true' if value else 'false'} in the material",
+                sigs.append(
+                    (
+                        "flag_contradicts_material",
+                        m.start(),
+                        pol.end(),
+                        f"{key} is {'true' if value else 'false'} in the material",
+                    )
                 )
                 break
+    return sigs
 
 
 _KEY_SPLIT = re.compile(r"[_.\-\s]+")
@@ -1909,10 +1944,11 @@ def _key_starts_reference(text: str, word: str) -> list[int]:
     return found
 
 
-def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
+def _prohibited(out: str, mat: Material) -> list[Signal]:
     """The output recommends the very action the material forbids."""
+    sigs: list[Signal] = []
     if not _PROHIBITION_GATE.holds(mat):
-        return
+        return sigs
     text = mat.text
     # every match starts with one of its openers (re.I: on ASCII text, where
     # the lowered text has them at the same offsets); a search ran the
@@ -1934,37 +1970,45 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
         for hit in rx.finditer(out):
             if _NEGATION_BEFORE.search(out, max(0, hit.start() - 40), hit.start()):
                 continue
-            yield (
-                "recommends_what_material_forbids",
-                hit.start(),
-                hit.end(),
-                f"the material says not to {m.group('verb')} {obj}",
+            sigs.append(
+                (
+                    "recommends_what_material_forbids",
+                    hit.start(),
+                    hit.end(),
+                    f"the material says not to {m.group('verb')} {obj}",
+                )
             )
             break
+    return sigs
 
 
-def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
+def _thresholds(out: str, mat: Material) -> list[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
+    sigs: list[Signal] = []
     if not _THRESHOLD_GATE.holds(mat):
-        return
+        return sigs
     if mat.text.isascii() and not _inclusive_possible(mat.lower):
-        return
+        return sigs
     inclusive: set[float] = set()
     for found in _INCLUSIVE_SOURCE.finditer(mat.text):
         raw = found.group("n") or found.group("n2") or found.group("n3")
         inclusive.add(float(raw.replace(",", "")))
     if not inclusive:
-        return
+        return sigs
     plain = out.replace("*", " ").replace("_", " ")
     for m in _EXCLUSIVE_CLAIM.finditer(plain):
         if float(m.group("n").replace(",", "")) in inclusive:
-            yield ("threshold_flipped", m.start(), m.end(), "the material's threshold is inclusive")
+            sigs.append(
+                ("threshold_flipped", m.start(), m.end(), "the material's threshold is inclusive")
+            )
+    return sigs
 
 
-def _quotes(out: str, mat: Material) -> Iterator[Signal]:
+def _quotes(out: str, mat: Material) -> list[Signal]:
     """A quotation presented as the source's words that the source lacks."""
+    sigs: list[Signal] = []
     if '"' not in out and "“" not in out:
-        return
+        return sigs
     for m in _QUOTE.finditer(out):
         q = m.group("q")
         if len(q.split()) < 6:
@@ -1974,21 +2018,25 @@ def _quotes(out: str, mat: Material) -> Iterator[Signal]:
             continue
         if _norm_words(q) in mat.words:
             continue
-        yield (
-            "quote_not_in_material",
-            m.start(),
-            m.end(),
-            "quoted as the source's words, which the source does not contain",
+        sigs.append(
+            (
+                "quote_not_in_material",
+                m.start(),
+                m.end(),
+                "quoted as the source's words, which the source does not contain",
+            )
         )
+    return sigs
 
 
-def _absences(out: str, mat: Material) -> Iterator[Signal]:
+def _absences(out: str, mat: Material) -> list[Signal]:
     """ "The notes don't mention a budget decision" when they do."""
+    sigs: list[Signal] = []
     low = _lowered(out)
     if not _ABSENCE_VERB_SET.present(low):
-        return
+        return sigs
     if out.isascii() and "not" not in low and "n't" not in low and "never" not in low:
-        return  # every claim opens with one of them (re.I: exact on ASCII text)
+        return sigs  # every claim opens with one of them (re.I: exact on ASCII text)
     for m in _ABSENCE_CLAIM.finditer(out):
         terms = {
             _stem(w)
@@ -2002,36 +2050,43 @@ def _absences(out: str, mat: Material) -> Iterator[Signal]:
                 continue
             have = {_stem(w) for w in line.split()}
             if len(terms & have) >= max(2, (len(terms) * 2 + 2) // 3):
-                yield (
-                    "absence_claim_contradicted",
-                    m.start(),
-                    m.end(),
-                    "the material does mention it",
+                sigs.append(
+                    (
+                        "absence_claim_contradicted",
+                        m.start(),
+                        m.end(),
+                        "the material does mention it",
+                    )
                 )
-                return
+                return sigs
+    return sigs
 
 
-def _statuses(out: str, mat: Material) -> Iterator[Signal]:
+def _statuses(out: str, mat: Material) -> list[Signal]:
+    sigs: list[Signal] = []
     # an output that states no status (most do not) ends the signal before
     # the material's scans: the claim's words are read from the lowered
     # output's one pass, which other gates share
     if _cannot_match(out, _STATUS_CLAIM_SET):
-        return
+        return sigs
     if not _STATUS_HINT_GATE.holds(mat) and not _STATUS_METHOD_GATE.holds(mat):
-        return
+        return sigs
     text = mat.text
     leads = _STATUS_LEAD_GATE.candidates(mat)
     src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, leads))}
     if not src:
-        return
+        return sigs
     for m in _STATUS_CLAIM.finditer(out):
         if m.group("c") not in src:
-            yield (
-                "status_contradicts_material",
-                m.start("c"),
-                m.end("c"),
-                f"HTTP {m.group('c')}; the material shows {', '.join(sorted(src))}",
+            sigs.append(
+                (
+                    "status_contradicts_material",
+                    m.start("c"),
+                    m.end("c"),
+                    f"HTTP {m.group('c')}; the material shows {', '.join(sorted(src))}",
+                )
             )
+    return sigs
 
 
 # Every _STATUS_SOURCE match starts with one of these (it is case-sensitive,
@@ -2075,26 +2130,29 @@ def _occurrences_reference(text: str, literals: tuple[str, ...]) -> list[int]:
     return found
 
 
-def _versions(out: str, mat: Material) -> Iterator[Signal]:
+def _versions(out: str, mat: Material) -> list[Signal]:
     """Versions absent from the material, or a package put on a major the
     material pins differently (React 18 where package.json pins 17.0.2)."""
+    sigs: list[Signal] = []
     src_low = mat.lower
     for start, end in _version_spans(out):
         written = out[start:end]
         if lower(written).lstrip("v") not in src_low:
-            yield (
-                "version_not_in_material",
-                start,
-                end,
-                f"{written} appears nowhere in the material",
+            sigs.append(
+                (
+                    "version_not_in_material",
+                    start,
+                    end,
+                    f"{written} appears nowhere in the material",
+                )
             )
     bound: dict[str, set[str]] = {}
     if not _digit_sign_digit(mat.text, "."):
-        return  # every bound version has a dotted number (``\d\.\d``)
+        return sigs  # every bound version has a dotted number (``\d\.\d``)
     for found in _VERSION_BOUND_SOURCE.finditer(mat.text):
         bound.setdefault(lower(found.group("name")), set()).add(found.group("ver"))
     if not bound:
-        return
+        return sigs
     for claim in _version_claims(out):
         name = lower(claim.group("name"))
         if name not in bound:
@@ -2102,12 +2160,16 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
         ver = claim.group("ver")
         parts = ver.split(".")
         if not any(b.split(".")[: len(parts)] == parts for b in bound[name]):
-            yield (
-                "version_contradicts_material",
-                claim.start(),
-                claim.end(),
-                f"{claim.group(0)}; the material pins {name} at {', '.join(sorted(bound[name]))}",
+            sigs.append(
+                (
+                    "version_contradicts_material",
+                    claim.start(),
+                    claim.end(),
+                    f"{claim.group(0)}; the material pins {name} at "
+                    f"{', '.join(sorted(bound[name]))}",
+                )
             )
+    return sigs
 
 
 _ROLE_WORDS: tuple[str, ...] = (
@@ -2125,23 +2187,28 @@ _ROLE_WORDS: tuple[str, ...] = (
 _ROLE_WORD_SET = LOWERED_OUTPUT.member(_ROLE_WORDS)  # any of them in one pass
 
 
-def _roles(out: str, mat: Material) -> Iterator[Signal]:
+def _roles(out: str, mat: Material) -> list[Signal]:
+    sigs: list[Signal] = []
     low = _lowered(out)
     if not _ROLE_WORD_SET.present(low):
-        return
+        return sigs
     for m in _ROLE_CLAIM.finditer(out):
         role = lower(m.group("role")).replace("-", "")
         if role not in mat.lower.replace("-", ""):
-            yield (
-                "role_not_in_material",
-                m.start("role"),
-                m.end("role"),
-                f"'{m.group('role')}' appears nowhere in the material",
+            sigs.append(
+                (
+                    "role_not_in_material",
+                    m.start("role"),
+                    m.end("role"),
+                    f"'{m.group('role')}' appears nowhere in the material",
+                )
             )
+    return sigs
 
 
-def _rows(out: str, mat: Material) -> Iterator[Signal]:
+def _rows(out: str, mat: Material) -> list[Signal]:
     """A row label given another row's figure (Berlin at Austin's 214)."""
+    sigs: list[Signal] = []
     rows: dict[str, set[float]] = {}
     # a CSV row holds a comma and a pipe row a pipe: skip a scan that cannot match
     for rx, sep in ((_TABLE_CSV, ","), (_TABLE_PIPE, "|")):
@@ -2154,7 +2221,7 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
             if vals:
                 rows.setdefault(lower(row.group("label").strip()), set()).update(vals)
     if len(rows) < 2:
-        return
+        return sigs
     owner: dict[float, set[str]] = {}
     for label, vals in rows.items():
         for v in vals:
@@ -2175,22 +2242,27 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
             label = m.group(0)
             if n.value not in rows[label] and owner.get(n.value, set()) - {label}:
                 other = sorted(owner[n.value] - {label})[0]
-                yield (
-                    "row_binding_contradicts_material",
-                    m.start(),
-                    m.end() + n.end,
-                    f"{out[m.start() : m.end()]} is given {n.digits}, which is {other}'s figure",
+                sigs.append(
+                    (
+                        "row_binding_contradicts_material",
+                        m.start(),
+                        m.end() + n.end,
+                        f"{out[m.start() : m.end()]} is given {n.digits}, "
+                        f"which is {other}'s figure",
+                    )
                 )
             break
+    return sigs
 
 
-def _files(out: str, mat: Material) -> Iterator[Signal]:
+def _files(out: str, mat: Material) -> list[Signal]:
     """A file the material's listing lacks while it lists its siblings
     (``.env.production`` beside ``.env.development`` and ``.env.test``)."""
+    sigs: list[Signal] = []
     text = mat.text
     present = {lower(text[s:e]) for s, e in _file_spans(text)}
     if not present:
-        return
+        return sigs
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
@@ -2198,7 +2270,7 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
     # output lowering keeps each character's place, so that is a substring of
     # the lowered output, and without one the output's files need no scan.
     if out.isascii() and not _any_in(_lowered(out), tuple(stem + "." for stem in stems)):
-        return
+        return sigs
     for start, end in _file_spans(out):
         written = out[start:end]
         f = lower(written)
@@ -2206,12 +2278,16 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
             continue
         siblings = stems.get(f.rsplit(".", 1)[0], set())
         if siblings:
-            yield (
-                "file_not_in_material",
-                start,
-                end,
-                f"{written} is not in the material, which lists {', '.join(sorted(siblings)[:3])}",
+            sigs.append(
+                (
+                    "file_not_in_material",
+                    start,
+                    end,
+                    f"{written} is not in the material, which lists "
+                    f"{', '.join(sorted(siblings)[:3])}",
+                )
             )
+    return sigs
 
 
 def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
@@ -2337,10 +2413,11 @@ def signals(
         # only the figures those signals could read are grounded (the same
         # ones are flagged: each signal filters the loose figures one by one)
         nums = _loose(_twin_candidates(out, out_nums, mat), mat)
-    # Each signal below is called only when its first test (repeated here, a
-    # cheap one) lets it find something: a generator that ends at once still
-    # cost a frame and a resumption, eighteen times per evaluation. The order
-    # is kept, as ties in the sort below keep it.
+    # Each signal below returns a list (as generators, compiled, each cost an
+    # object, its helper and a resumption per signal found or not, eighteen
+    # times per evaluation), and is called only when its first test (repeated
+    # here, a cheap one) lets it find something. The order is kept, as ties
+    # in the sort below keep it.
     found: list[Signal] = []
     if nums:
         found += _near_miss_numbers(out, nums, mat)

@@ -405,7 +405,7 @@ class _MaterialGate:
     misses rules its literal out, and the exact test runs only when some key
     is there."""
 
-    __slots__ = ("_ascii", "_keys", "_other", "exact", "literals")
+    __slots__ = ("_ascii", "_keys", "_other", "_pairs", "exact", "literals")
 
     def __init__(self, literals: Iterable[str], exact: bool = False) -> None:
         self.literals: tuple[str, ...] = tuple(literals)
@@ -417,6 +417,10 @@ class _MaterialGate:
         )
         self._ascii: frozenset[str] = frozenset([k for k in self._keys if k.isascii()])
         self._other: tuple[str, ...] = tuple([k for k in self._keys if not k.isascii()])
+        # (literal, key) pairs, for candidates' loop
+        self._pairs: tuple[tuple[str, str], ...] = tuple(
+            zip(self.literals, self._keys, strict=True)
+        )
         _MATERIAL_FAMILY.member(self._ascii)
 
     def holds(self, mat: Material) -> bool:
@@ -432,13 +436,12 @@ class _MaterialGate:
         that occurs is kept (where a search for each of them finds the same
         places as a search for all)."""
         found = mat.literals
-        return tuple(
-            [
-                lit
-                for lit, key in zip(self.literals, self._keys, strict=True)
-                if key in found or not key.isascii()
-            ]
-        )
+        other = self._other
+        kept: list[str] = []
+        for lit, key in self._pairs:
+            if key in found or key in other:  # (other: the non-ASCII keys)
+                kept.append(lit)
+        return tuple(kept)
 
 
 # A named or day-first date opens with one of these (see ``_MONTH_RE``).
@@ -1363,6 +1366,8 @@ _ABSENCE_VERBS: tuple[str, ...] = (
     "talk about",
 )
 _ABSENCE_VERB_SET = LOWERED_OUTPUT.member(_ABSENCE_VERBS)  # any of them in one pass
+# Every absence claim opens with one of these (lowered): read from the same pass.
+_ABSENCE_OPENER_SET = LOWERED_OUTPUT.member(("not", "n't", "never"))
 _ABSENCE_STOP = frozenset(
     {
         "the",
@@ -2035,7 +2040,7 @@ def _absences(out: str, mat: Material) -> list[Signal]:
     low = _lowered(out)
     if not _ABSENCE_VERB_SET.present(low):
         return sigs
-    if out.isascii() and "not" not in low and "n't" not in low and "never" not in low:
+    if out.isascii() and not _ABSENCE_OPENER_SET.present(low):
         return sigs  # every claim opens with one of them (re.I: exact on ASCII text)
     for m in _ABSENCE_CLAIM.finditer(out):
         terms = {

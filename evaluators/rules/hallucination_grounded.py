@@ -2042,7 +2042,7 @@ def _absences(out: str, mat: Material) -> list[Signal]:
         return sigs
     if out.isascii() and not _ABSENCE_OPENER_SET.present(low):
         return sigs  # every claim opens with one of them (re.I: exact on ASCII text)
-    for m in _ABSENCE_CLAIM.finditer(out):
+    for m in _absence_claims(out, low):
         terms = {
             _stem(w)
             for w in _WORD.findall(lower(m.group("what")))
@@ -2065,6 +2065,24 @@ def _absences(out: str, mat: Material) -> list[Signal]:
                 )
                 return sigs
     return sigs
+
+
+# Every _ABSENCE_CLAIM match starts with "do" (do not, does not, don't,
+# doesn't) or "never"; on ASCII output its lowered twin is tried only there
+# (a search ran the pattern, its lazy run and lookahead, at every character).
+# The twin is built as ``lowered_twin`` builds one; that refuses the source
+# only for the P of its group syntax, its one upper-case letter.
+_ABSENCE_CLAIM_LOWER = re.compile(_ABSENCE_CLAIM.pattern, _ABSENCE_CLAIM.flags & ~re.IGNORECASE)
+_ABSENCE_LEADS = ("do", "never")
+
+
+def _absence_claims(out: str, low: str) -> Iterator[re.Match[str]]:
+    """``_ABSENCE_CLAIM.finditer(out)``; ``low`` is ``out`` lowered (the
+    matches on ASCII output are the twin's on ``low``: same offsets, group
+    text lowered, which the caller lowers anyway)."""
+    if out.isascii():
+        return tried_at(_ABSENCE_CLAIM_LOWER, low, _occurrences(low, _ABSENCE_LEADS))
+    return _ABSENCE_CLAIM.finditer(out)
 
 
 def _statuses(out: str, mat: Material) -> list[Signal]:

@@ -52,7 +52,27 @@ static inline int is_decimal(Py_UCS4 c) {
 
 static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
 
-static inline int is_word(Py_UCS4 c) { return c == '_' || Py_UNICODE_ISALNUM(c); }
+static inline int is_word(Py_UCS4 c) {
+    if (c < 128) /* ASCII: str.isalnum is [0-9A-Za-z] (no table call) */
+        return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    return Py_UNICODE_ISALNUM(c);
+}
+
+/* The first ``c`` at or after ``i``, or -1: ``text.find(c, i)``. By memchr on
+ * 1-byte text (most text), where a sign the scans look for is a few
+ * characters in a hundred. */
+static inline Py_ssize_t find_char(const text_t *t, Py_UCS4 c, Py_ssize_t i) {
+    if (i >= t->n) return -1;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        if (c > 0xFF) return -1; /* no such character in 1-byte text */
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        const Py_UCS1 *p = memchr(d + i, (int)c, (size_t)(t->n - i));
+        return p == NULL ? -1 : p - d;
+    }
+    for (; i < t->n; i++)
+        if (at(t, i) == c) return i;
+    return -1;
+}
 
 static int text_of(PyObject *obj, text_t *t, const char *fn) {
     if (!PyUnicode_Check(obj)) {
@@ -99,8 +119,7 @@ static PyObject *digit_sign_digit(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t most = PyLong_AsSsize_t(args[2]);
     if (most == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t seen = 0;
-    for (Py_ssize_t i = 0; i < t.n; i++) {
-        if (at(&t, i) != sign) continue;
+    for (Py_ssize_t i = find_char(&t, sign, 0); i >= 0; i = find_char(&t, sign, i + 1)) {
         /* ``i and text[i-1].isdecimal() and text[i+1:i+2].isdecimal()`` */
         if (i > 0 && is_decimal(at(&t, i - 1)) && i + 1 < t.n && is_decimal(at(&t, i + 1)))
             Py_RETURN_TRUE;
@@ -493,8 +512,7 @@ static PyObject *csv_row_possible(PyObject *self, PyObject *const *args, Py_ssiz
     Py_ssize_t most = PyLong_AsSsize_t(args[1]);
     if (most == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t seen = 0;
-    for (Py_ssize_t c = 0; c < t.n; c++) {
-        if (at(&t, c) != ',') continue;
+    for (Py_ssize_t c = find_char(&t, ',', 0); c >= 0; c = find_char(&t, ',', c + 1)) {
         seen++;
         if (seen > most) Py_RETURN_TRUE;
         Py_ssize_t j = c - 1;

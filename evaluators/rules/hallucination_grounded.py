@@ -26,13 +26,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from mypy_extensions import mypyc_attr
-
-from evaluators.context import once
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.text.case import lower
 from evaluators.text.linear import LinearMatch, LinearPattern
-from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember
+from evaluators.text.literals import LOWERED_OUTPUT, FamilyMember, LiteralFamily
 from evaluators.text.starts import CharStarts, tried_at
 
 Signal = tuple[str, int, int, str]
@@ -271,17 +268,19 @@ _DATE_DAY_FIRST_LOW = re.compile(_DATE_DAY_FIRST.pattern)
 _DIGIT_STARTS = CharStarts(re.compile(r"\d"))
 
 
-def _named_date_matches(text: str) -> Iterator[re.Match[str]]:
+def _named_date_matches(text: str, low: str | None = None) -> Iterator[re.Match[str]]:
     """``_DATE_NAMED.finditer(text)`` then ``_DATE_DAY_FIRST.finditer(text)``.
 
-    On ASCII text both run case-sensitively on the lowered text, tried only
-    where a match can begin: a named date at a month stem, a day-first date
-    at a digit (each opens with ``\\b`` and then that)."""
+    On ASCII text both run case-sensitively on the lowered text (``low``
+    when the caller has it), tried only where a match can begin: a named
+    date at a month stem, a day-first date at a digit (each opens with
+    ``\\b`` and then that)."""
     if not text.isascii():
         yield from _DATE_NAMED.finditer(text)
         yield from _DATE_DAY_FIRST.finditer(text)
         return
-    low = lower(text)
+    if low is None:
+        low = lower(text)
     stems, viable = (
         _halkernel.month_stems(low) if _halkernel is not None else _month_stems_reference(low)
     )
@@ -383,6 +382,72 @@ def _any_in_reference(hay: str, literals: tuple[str, ...]) -> bool:
     return any(lit in hay for lit in literals)
 
 
+# -- the material's literal pass ---------------------------------------------
+
+# The literal gates the signals test on the material, answered by one pass:
+# each was ``any(lit in mat.lower for lit in gate)``, one scan of the material
+# per literal (about twenty scans an evaluation, and most gates find nothing).
+# Every gate's ASCII literals are members of this family, so its one pass over
+# the lowered material (``Material.literals``) reports exactly which occur.
+_MATERIAL_FAMILY = LiteralFamily()
+
+
+class _MaterialGate:
+    """``any(lit in hay for lit in literals)`` for the material, read from its
+    one literal pass: ``hay`` is the lowered material, or with ``exact`` the
+    material as written.
+
+    The pass holds the gate's keys (each literal, lowered when ``exact``)
+    that are ASCII; a non-ASCII key ("≥", "→") can occur only in non-ASCII
+    text and is looked for there with ``in``. An exact literal occurs in the
+    text only where its lowered form occurs in the lowered text (characters
+    lower one by one, and no literal here holds a sigma), so a key the pass
+    misses rules its literal out, and the exact test runs only when some key
+    is there."""
+
+    __slots__ = ("_ascii", "_keys", "_other", "_pairs", "exact", "literals")
+
+    def __init__(self, literals: Iterable[str], exact: bool = False) -> None:
+        self.literals: tuple[str, ...] = tuple(literals)
+        if "" in self.literals:
+            raise ValueError("an empty literal occurs everywhere: not a gate")
+        self.exact = exact
+        self._keys: tuple[str, ...] = (
+            tuple([lower(lit) for lit in self.literals]) if exact else self.literals
+        )
+        self._ascii: frozenset[str] = frozenset([k for k in self._keys if k.isascii()])
+        self._other: tuple[str, ...] = tuple([k for k in self._keys if not k.isascii()])
+        # (literal, key) pairs, for candidates' loop
+        self._pairs: tuple[tuple[str, str], ...] = tuple(
+            zip(self.literals, self._keys, strict=True)
+        )
+        _MATERIAL_FAMILY.member(self._ascii)
+
+    def holds(self, mat: Material) -> bool:
+        """Whether some literal occurs in the material (lowered unless ``exact``)."""
+        if mat.literals.isdisjoint(self._ascii) and not (
+            self._other and _any_in(mat.lower, self._other)
+        ):
+            return False
+        return not self.exact or _any_in(mat.text, self.literals)
+
+    def candidates(self, mat: Material) -> tuple[str, ...]:
+        """The literals, in order, less those the pass rules out: every one
+        that occurs is kept (where a search for each of them finds the same
+        places as a search for all)."""
+        found = mat.literals
+        other = self._other
+        kept: list[str] = []
+        for lit, key in self._pairs:
+            if key in found or key in other:  # (other: the non-ASCII keys)
+                kept.append(lit)
+        return tuple(kept)
+
+
+# A named or day-first date opens with one of these (see ``_MONTH_RE``).
+_MONTH_STEM_GATE = _MaterialGate(_MONTH_STEMS)
+
+
 def _has_digit(text: str) -> bool:
     """``_ANY_DIGIT.search(text) is not None`` (the compiled test when built)."""
     if _halkernel is not None:
@@ -398,11 +463,15 @@ def _has_digit_reference(text: str) -> bool:
     return any(digit in text for digit in "0123456789")
 
 
-def dates(text: str) -> list[DateClaim]:
+def dates(text: str, low: str | None = None, named: bool = True) -> list[DateClaim]:
+    """Every date of ``text``: named and day-first, then ISO. ``low`` is
+    ``lower(text)`` when the caller has it; ``named`` False leaves out the
+    first two forms (for ASCII text known to hold no month stem, where
+    neither can match)."""
     found: list[DateClaim] = []
     if not _has_digit(text):
         return found  # every form holds a day (or a year) in digits
-    for m in _named_date_matches(text):
+    for m in _named_date_matches(text, low) if named else ():
         day = int(m.group("day"))
         if 1 <= day <= 31 and lower(m.group("mon")) in _MONTHS:
             y = m.group("year")
@@ -481,16 +550,39 @@ def _norm_words(text: str) -> str:
     return " ".join(_WORD.findall(lower(text)))
 
 
-@mypyc_attr(native_class=False)  # compiled: keeps the __dict__ its @once views cache in
-@dataclass
 class Material:
     """What the agent was given. ``ask`` is the user's request line when the
     input is laid out as "User asked: ..." followed by source text; claims of
-    absence are checked against the source alone, never against the ask."""
+    absence are checked against the source alone, never against the ask.
+
+    Its views (lowered text, numbers, dates, ...) are built on first read and
+    kept in explicit slots: compiled, this is a native class whose properties
+    are direct calls and whose slots are struct fields (a descriptor and an
+    instance ``__dict__`` per view cost more than most signals' gates)."""
 
     text: str
     source: str
     has_source: bool
+
+    def __init__(self, text: str, source: str, has_source: bool) -> None:
+        self.text = text
+        self.source = source
+        self.has_source = has_source
+        self._lower: str | None = None
+        self._words: str | None = None
+        self._nums: list[Num] | None = None
+        self._values: list[float] | None = None
+        self._sorted_values: list[float] | None = None
+        self._sorted_derived: list[float] | None = None
+        self._derived: list[float] | None = None
+        self._twin_tables: tuple[dict[str, Num], dict[str, Num]] | None = None
+        self._units: set[str] | None = None
+        self._dates: list[DateClaim] | None = None
+        self._times: list[tuple[int, int, int, int]] | None = None
+        self._source_lines: list[str] | None = None
+        self._literals: frozenset[str] | None = None
+        # grounds_once's memo: (pct, digits, scaled) -> grounded
+        self._grounded: dict[tuple[bool, str, float], bool] = {}
 
     @classmethod
     def build(cls, input_text: str, extra: Iterable[str] = ()) -> Material:
@@ -509,76 +601,133 @@ class Material:
         )
         return cls(text, f"{source}\n{more}" if more else source, has_source)
 
-    @once
+    @property
     def lower(self) -> str:
-        return lower(self.text)
+        """The text lowered."""
+        low = self._lower
+        if low is None:
+            low = self._lower = lower(self.text)
+        return low
 
-    @once
+    @property
     def words(self) -> str:
-        return f" {_norm_words(self.text)} "
+        """The text's words, lowered, space-joined and space-framed."""
+        words = self._words
+        if words is None:
+            words = self._words = f" {_norm_words(self.text)} "
+        return words
 
-    @once
+    @property
     def nums(self) -> list[Num]:
-        return numbers(self.text)
+        """Every number of the text (:func:`numbers`)."""
+        nums = self._nums
+        if nums is None:
+            nums = self._nums = numbers(self.text)
+        return nums
 
-    @once
+    @property
     def values(self) -> list[float]:
-        vals: list[float] = []
-        for n in self.nums:
-            vals.append(n.value)
-            if n.scaled != n.value:
-                vals.append(n.scaled)
+        """Each number's value, and its scaled value where that differs."""
+        vals = self._values
+        if vals is None:
+            vals = []
+            for n in self.nums:
+                vals.append(n.value)
+                if n.scaled != n.value:
+                    vals.append(n.scaled)
+            self._values = vals
         return vals
 
-    @once
+    @property
     def sorted_values(self) -> list[float]:
-        return sorted(self.values)
+        """:attr:`values`, sorted."""
+        vals = self._sorted_values
+        if vals is None:
+            vals = self._sorted_values = sorted(self.values)
+        return vals
 
-    @once
+    @property
     def sorted_derived(self) -> list[float]:
-        return sorted(self.derived)
+        """:attr:`derived`, sorted."""
+        vals = self._sorted_derived
+        if vals is None:
+            vals = self._sorted_derived = sorted(self.derived)
+        return vals
 
-    @once
+    @property
     def derived(self) -> list[float]:
         """Pairwise sums, differences and ratios a correct answer may compute."""
-        base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
-        total = sum(n.value for n in self.nums if not n.pct and n.unit is None)
-        out = [total]
-        if _pair_derivations is not None:
-            _pair_derivations(base, out)  # the compiled loop: up to 48²/2 pairs
-        else:
-            _pair_derivations_reference(base, out)
+        out = self._derived
+        if out is None:
+            base = sorted({n.scaled for n in self.nums})[:DERIVE_CAP]
+            total = sum(n.value for n in self.nums if not n.pct and n.unit is None)
+            out = [total]
+            if _pair_derivations is not None:
+                _pair_derivations(base, out)  # the compiled loop: up to 48²/2 pairs
+            else:
+                _pair_derivations_reference(base, out)
+            self._derived = out
         return out
 
-    @once
+    @property
     def twin_tables(self) -> tuple[dict[str, Num], dict[str, Num]]:
         """The material's figures by sorted digits (three or more) and by
         significant digits (ten and up, or with a decimal point), years
         aside: where ``_near_miss_numbers`` looks for a claim's twin. Built
         by the C kernel when it is (every evaluation with material asks)."""
-        if _numkernel is not None:
-            return _numkernel.twin_tables(self.nums)
-        return _twin_tables_reference(self.nums)
+        tables = self._twin_tables
+        if tables is None:
+            if _numkernel is not None:
+                tables = _numkernel.twin_tables(self.nums)
+            else:
+                tables = _twin_tables_reference(self.nums)
+            self._twin_tables = tables
+        return tables
 
-    @once
+    @property
     def units(self) -> set[str]:
-        return {n.unit for n in self.nums if n.unit}
+        """The units the material measures in."""
+        units = self._units
+        if units is None:
+            units = self._units = {n.unit for n in self.nums if n.unit}
+        return units
 
-    @once
+    @property
+    def literals(self) -> frozenset[str]:
+        """The literals of the signals' material gates that occur in the
+        lowered text: one pass answers them all (see :class:`_MaterialGate`)."""
+        found = self._literals
+        if found is None:
+            found = self._literals = _MATERIAL_FAMILY.present(self.lower)
+        return found
+
+    @property
     def dates(self) -> list[DateClaim]:
-        return dates(self.text)
+        """Every calendar date of the text (:func:`dates`). ASCII text with no
+        month stem holds only ISO dates: a named or day-first date needs one."""
+        found = self._dates
+        if found is None:
+            named = not self.text.isascii() or _MONTH_STEM_GATE.holds(self)
+            found = self._dates = dates(self.text, self.lower, named)
+        return found
 
-    @once
+    @property
     def times(self) -> list[tuple[int, int, int, int]]:
-        return times(self.text)
+        """Every clock time of the text (:func:`times`)."""
+        found = self._times
+        if found is None:
+            found = self._times = times(self.text)
+        return found
 
-    @once
+    @property
     def source_lines(self) -> list[str]:
-        return [_norm_words(line) for line in self.source.splitlines() if line.strip()]
-
-    @once
-    def _grounded(self) -> dict[tuple[bool, str, float], bool]:
-        return {}
+        """The source's non-blank lines, each as its normalised words."""
+        lines = self._source_lines
+        if lines is None:
+            lines = self._source_lines = [
+                _norm_words(line) for line in self.source.splitlines() if line.strip()
+            ]
+        return lines
 
     def grounds_once(self, n: Num) -> bool:
         """:meth:`grounds`, decided once per distinct figure: it reads only the
@@ -697,6 +846,8 @@ _ATTRIBUTION_LEADS: tuple[str, ...] = (
     "if i remember",
 )  # fmt: skip
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+# The leads in the lowered output's one pass: only those there are searched for.
+_ATTRIBUTION_LEAD_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LEADS)
 
 
 _ATTRIBUTION_SET = LOWERED_OUTPUT.member(_ATTRIBUTION_LITERALS)
@@ -779,15 +930,11 @@ _FAILURE_GATES: tuple[tuple[tuple[str, ...], bool], ...] = (
 assert len(_FAILURE_GATES) == len(_FAILURE_EVIDENCE)
 
 
-def _failure_reasons(mat: Material) -> list[str]:
+def _failure_reasons(mat: Material, first_only: bool = False) -> list[str]:
     """``[why for rx, why in _FAILURE_EVIDENCE if rx.search(mat.text)]``,
-    searching only where the pattern's literals occur."""
-    return list(_failure_reasons_iter(mat))
-
-
-def _failure_reasons_iter(mat: Material) -> Iterator[str]:
-    """The reasons of :func:`_failure_reasons`, in order, each decided only
-    when the one before was yielded (:func:`_false_success` reads the first).
+    searching only where the pattern's literals occur; with ``first_only``
+    the list ends at its first reason, the later patterns not tried
+    (:func:`_false_success` reads the first only).
 
     A pattern whose gate literals are its anchors (every match starts at one
     of them, or at an optional quote just before one, so a match exists iff
@@ -795,24 +942,24 @@ def _failure_reasons_iter(mat: Material) -> Iterator[str]:
     status pattern opens with an optional quote under re.I, so a search ran
     the matcher at every character of the material, on every tool result
     holding "status" (a third of the rule on the worker's cases)."""
+    reasons: list[str] = []
     text = mat.text
     ascii_text = text.isascii()
     low = mat.lower
-    # the compiled test itself, looked up per call (no wrapper frame per gate)
-    any_in = _halkernel.any_in if _halkernel is not None else _any_in_reference
-    for rx, why, literals, lowered, anchored in _FAILURE_TABLE:
+    for rx, why, literals, lowered, anchored, gate in _FAILURE_TABLE:
         if lowered and not ascii_text:
-            if rx.search(text):
-                yield why
+            found = rx.search(text) is not None
+        elif not gate.holds(mat):
             continue
-        hay = low if lowered else text
-        if not any_in(hay, literals):
-            continue
-        if anchored is None:
-            if rx.search(text):
-                yield why
-        elif _matches_at_some(anchored, hay, literals):
-            yield why
+        elif anchored is None:
+            found = rx.search(text) is not None
+        else:
+            found = _matches_at_some(anchored, low if lowered else text, literals)
+        if found:
+            reasons.append(why)
+            if first_only:
+                break
+    return reasons
 
 
 def _matches_at_some(rx: re.Pattern[str], hay: str, literals: tuple[str, ...]) -> bool:
@@ -837,14 +984,23 @@ def _matches_at_some_reference(rx: re.Pattern[str], hay: str, literals: tuple[st
 
 
 # _FAILURE_EVIDENCE beside its gates, one row per pattern, for the loop above;
-# the last column is the pattern to try at the gate literals when they are its
+# the fifth column is the pattern to try at the gate literals when they are its
 # anchors (the lowered twin for a re.I pattern, read on the lowered ASCII
-# text), or None when the literals only gate a plain search.
+# text), or None when the literals only gate a plain search; the last is the
+# gate read from the material's literal pass (lowered, or exact on the text).
 _FAILURE_ANCHORED = (False, True, False, True, True, True, True)
 _FAILURE_TABLE: tuple[
-    tuple[re.Pattern[str], str, tuple[str, ...], bool, re.Pattern[str] | None], ...
+    tuple[re.Pattern[str], str, tuple[str, ...], bool, re.Pattern[str] | None, _MaterialGate],
+    ...,
 ] = tuple(
-    (rx, why, literals, lowered, (lowered_twin(rx) if lowered else rx) if anchored else None)
+    (
+        rx,
+        why,
+        literals,
+        lowered,
+        (lowered_twin(rx) if lowered else rx) if anchored else None,
+        _MaterialGate(literals, exact=not lowered),
+    )
     for (rx, why), (literals, lowered), anchored in zip(
         _FAILURE_EVIDENCE, _FAILURE_GATES, _FAILURE_ANCHORED, strict=True
     )
@@ -864,6 +1020,7 @@ _FAILURE_HINTS: tuple[str, ...] = (
     "code",
     " 5",
 )
+_FAILURE_HINT_GATE = _MaterialGate(_FAILURE_HINTS)
 # Run by RE2 (``LinearPattern``): from every newline of a long blank stretch
 # ``re`` re-scanned the rest of it for the word, quadratic in its length.
 _SUCCESS_CLAIM = LinearPattern(
@@ -922,6 +1079,7 @@ _EMPTY_RESULT_LITERALS: tuple[str, ...] = (
     "0 hits",
     "0 documents",
 )  # fmt: skip
+_EMPTY_RESULT_GATE = _MaterialGate(_EMPTY_RESULT_LITERALS)
 _FINDINGS_CLAIM = re.compile(
     r"\b(?:several|multiple|many|a few|some|two|three|four|five|\d+)\s+(?:\w+\s+)?(?:documents|"
     r"docs|results|matches|hits|files|records|entries|articles|pages)\b"
@@ -1131,6 +1289,9 @@ _PROHIBITION = re.compile(
     re.I,
 )
 _PROHIBITION_LEADS = ("do not", "don't", "never", "must not", "should not", "shouldn't")
+# One of these (lowercase) is in every material that forbids something.
+_PROHIBITION_GATE = _MaterialGate(("not ", "don't", "never", "shouldn't"))
+_PROHIBITION_LEAD_GATE = _MaterialGate(_PROHIBITION_LEADS)
 _VERB_CLASS = {
     "enable": "on",
     "turn on": "on",
@@ -1163,6 +1324,10 @@ _INCLUSIVE_SOURCE = LinearPattern(
 # when one of them is there: "no such file or directory" has " or " but no
 # threshold.
 _OR_MORE = re.compile(r"or\s+(?:more|above|greater|higher|over)\b")
+
+
+# One of these (lowercase) is in every material stating an inclusive threshold.
+_THRESHOLD_GATE = _MaterialGate((" or ", "at least", "≥", ">="))
 
 
 def _inclusive_possible(low: str) -> bool:
@@ -1201,6 +1366,8 @@ _ABSENCE_VERBS: tuple[str, ...] = (
     "talk about",
 )
 _ABSENCE_VERB_SET = LOWERED_OUTPUT.member(_ABSENCE_VERBS)  # any of them in one pass
+# Every absence claim opens with one of these (lowered): read from the same pass.
+_ABSENCE_OPENER_SET = LOWERED_OUTPUT.member(("not", "n't", "never"))
 _ABSENCE_STOP = frozenset(
     {
         "the",
@@ -1388,19 +1555,18 @@ def _stem(word: str) -> str:
 # -- signals -----------------------------------------------------------------
 
 
-def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _near_miss_numbers(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """A figure the material does not state, but a transposed or tenfold
     variant of one it does (14,280 for 12,480; 2,140 for 214; 0.031 for 0.31)."""
     if not nums:
-        return  # only the output's loose figures are flagged: none, nothing to build
+        return []  # only the output's loose figures are flagged: none, nothing to build
     src_keys, src_sig = mat.twin_tables
     if not src_keys and not src_sig:
-        return  # no twin to find: every lookup below would miss
+        return []  # no twin to find: every lookup below would miss
     if _near_misses is not None:
         # the compiled loop: two key strings per figure were the rule's costliest step
-        yield from _near_misses(out, nums, src_keys, src_sig)
-        return
-    yield from _near_miss_numbers_reference(out, nums, src_keys, src_sig)
+        return _near_misses(out, nums, src_keys, src_sig)
+    return list(_near_miss_numbers_reference(out, nums, src_keys, src_sig))
 
 
 # The compiled loop; None with an older build of the kernel (or none).
@@ -1441,13 +1607,14 @@ def _is_year(n: Num) -> bool:
     )
 
 
-def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """A figure in a unit the material also measures in, with a value the
     material never gives in any unit or derivation (90 days where the policy
     says 30 and 14 days)."""
+    sigs: list[Signal] = []
     units = mat.units
     if not units:
-        return  # a flagged figure's unit is one the material measures in
+        return sigs  # a flagged figure's unit is one the material measures in
     for n in nums:
         if n.unit is None or n.unit not in units:
             continue  # (the material measures nothing in this unit)
@@ -1455,13 +1622,16 @@ def _unit_mismatch(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]
         if n.unit in _TIME_UNITS and _converts(n, mat):
             continue
         shown = ", ".join(sorted({s.digits + ("%" if s.pct else "") for s in same})[:3])
-        yield (
-            "figure_contradicts_material",
-            n.start,
-            n.end,
-            f"{out[n.start : n.end]} ({n.unit}) is not a figure the material gives; it states "
-            f"{shown}",
+        sigs.append(
+            (
+                "figure_contradicts_material",
+                n.start,
+                n.end,
+                f"{out[n.start : n.end]} ({n.unit}) is not a figure the material gives; it states "
+                f"{shown}",
+            )
         )
+    return sigs
 
 
 _TO_SECONDS = {"ms": 0.001, "second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
@@ -1479,62 +1649,76 @@ def _converts(n: Num, mat: Material) -> bool:
     return False
 
 
-def _unit_swap(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _unit_swap(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """The material's number read in another time unit (ms taken as seconds)."""
+    sigs: list[Signal] = []
     for n in nums:
         if n.unit not in _TIME_UNITS or n.approx:
             continue
         units = {s.unit for s in mat.nums if s.value == n.value and s.unit in _TIME_UNITS}
         if units and n.unit not in units and not _converts(n, mat):
-            yield (
-                "unit_misread",
-                n.start,
-                n.end,
-                f"{out[n.start : n.end]}: the material gives {n.digits} in "
-                f"{', '.join(sorted(u for u in units if u))}",
+            sigs.append(
+                (
+                    "unit_misread",
+                    n.start,
+                    n.end,
+                    f"{out[n.start : n.end]}: the material gives {n.digits} in "
+                    f"{', '.join(sorted(u for u in units if u))}",
+                )
             )
+    return sigs
 
 
-def _attributed_figures(out: str, nums: list[Num], mat: Material) -> Iterator[Signal]:
+def _attributed_figures(out: str, nums: list[Num], mat: Material) -> list[Signal]:
     """A figure the output attributes to the source ("per the report") that
     the source never states."""
+    sigs: list[Signal] = []
     loose = nums
     if not loose or _cannot_match(out, _ATTRIBUTION_SET):
-        return
+        return sigs
     if out.isascii():
         low = _lowered(out)
-        cues = tried_at(_ATTRIBUTION_LOWER, low, _occurrences(low, _ATTRIBUTION_LEADS))
+        there = _ATTRIBUTION_LEAD_SET.present(low)
+        leads = tuple([lead for lead in _ATTRIBUTION_LEADS if lead in there])
+        cues = tried_at(_ATTRIBUTION_LOWER, low, _occurrences(low, leads))
     else:
         cues = _ATTRIBUTION.finditer(out)
     for cue in cues:
         s, e = _sentence_of(out, cue.start())
         for n in loose:
             if s <= n.start < e:
-                yield (
-                    "attributed_figure_absent",
-                    n.start,
-                    n.end,
-                    f"{out[n.start : n.end]} is attributed to the source, which never states it",
+                sigs.append(
+                    (
+                        "attributed_figure_absent",
+                        n.start,
+                        n.end,
+                        f"{out[n.start : n.end]} is attributed to the source, "
+                        "which never states it",
+                    )
                 )
+    return sigs
 
 
-def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
+def _dates(out: str, mat: Material, year_hint: int | None) -> list[Signal]:
     """A calendar date that is not in the material while the material dates
     something in that same month (September 2 against 2026-09-01)."""
+    sigs: list[Signal] = []
     if not mat.dates:
-        return
+        return sigs
     src = {(d.month, d.day) for d in mat.dates}
     months = {d.month for d in mat.dates}
     for d in dates(out):
         if (d.month, d.day) in src or d.month not in months:
             continue
         near = sorted(f"{calendar.month_abbr[m]} {dd}" for m, dd in src if m == d.month)
-        yield (
-            "date_contradicts_material",
-            d.start,
-            d.end,
-            f"{out[d.start : d.end]} is not a date the material gives (it has "
-            f"{', '.join(near[:3])})",
+        sigs.append(
+            (
+                "date_contradicts_material",
+                d.start,
+                d.end,
+                f"{out[d.start : d.end]} is not a date the material gives (it has "
+                f"{', '.join(near[:3])})",
+            )
         )
     for w in _WEEKDAY.finditer(out):
         for d in dates(out[w.end() : w.end() + 24]):
@@ -1548,33 +1732,40 @@ def _dates(out: str, mat: Material, year_hint: int | None) -> Iterator[Signal]:
             except ValueError:
                 break
             if _WEEKDAYS[real] != lower(w.group("wd")):
-                yield (
-                    "weekday_contradicts_date",
-                    w.start(),
-                    w.end() + d.end,
-                    f"{calendar.month_name[d.month]} {d.day}, {year} is a "
-                    f"{_WEEKDAYS[real].title()}",
+                sigs.append(
+                    (
+                        "weekday_contradicts_date",
+                        w.start(),
+                        w.end() + d.end,
+                        f"{calendar.month_name[d.month]} {d.day}, {year} is a "
+                        f"{_WEEKDAYS[real].title()}",
+                    )
                 )
             break
+    return sigs
 
 
-def _times(out: str, mat: Material) -> Iterator[Signal]:
+def _times(out: str, mat: Material) -> list[Signal]:
     """A clock time the material lacks while it has one with the same minutes
     and another hour (4:30 PM for 14:30)."""
+    sigs: list[Signal] = []
     if not mat.times:
-        return
+        return sigs
     src = {(h, m) for h, m, _, _ in mat.times}
     for h, m, s, e in times(out):
         if (h, m) in src or m == 0:
             continue
         twins = sorted(f"{hh:02d}:{mm:02d}" for hh, mm in src if mm == m and hh != h)
         if twins:
-            yield (
-                "time_contradicts_material",
-                s,
-                e,
-                f"{out[s:e]} where the material gives {twins[0]}",
+            sigs.append(
+                (
+                    "time_contradicts_material",
+                    s,
+                    e,
+                    f"{out[s:e]} where the material gives {twins[0]}",
+                )
             )
+    return sigs
 
 
 # Lowered twins (see ``lowered_twin``) for ASCII output: same matches, same
@@ -1584,81 +1775,98 @@ _ATTRIBUTION_LOWER = lowered_twin(_ATTRIBUTION)
 _DENIAL_LOWER = lowered_twin(_DENIAL)
 
 
-def _false_success(out: str, mat: Material) -> Iterator[Signal]:
+def _false_success(out: str, mat: Material) -> list[Signal]:
     """Success or a clean bill over a failure the material records."""
-    if not _any_in(mat.lower, _FAILURE_HINTS):
-        return
+    sigs: list[Signal] = []
+    if not _FAILURE_HINT_GATE.holds(mat):
+        return sigs
     # an output that cannot claim success (most do not) ends the signal
     # before the material's failure scan: its literals are read from the
     # lowered output's one pass, which other gates share
     if _cannot_match(out, _SUCCESS_CLAIM_SET):
-        return
+        return sigs
     # only the first reason is read; then the output's tests, the claim
     # before the acknowledgement (a far cheaper scan, and it mostly fails)
-    reason = next(_failure_reasons_iter(mat), None)
-    if reason is None:
-        return
+    reasons = _failure_reasons(mat, first_only=True)
+    if not reasons:
+        return sigs
+    reason = reasons[0]
     claim = _SUCCESS_CLAIM.search(out)
     if claim is None:
-        return
+        return sigs
     if out.isascii():
         low = _lowered(out)
         # every _DENIAL match holds "no ": without one the substitution is the text
         if _FAILURE_ACK_LOWER.search(_DENIAL_LOWER.sub(" ", low) if "no " in low else low):
-            return
+            return sigs
     elif _FAILURE_ACK.search(_DENIAL.sub(" ", out)):
-        return
+        return sigs
     s, e = claim.start(), claim.end()
     while s < e and not out[s].isalnum():
         s += 1
-    yield ("success_over_failure", s, e, f"claims success while {reason}")
+    sigs.append(("success_over_failure", s, e, f"claims success while {reason}"))
+    return sigs
 
 
-def _empty_results(out: str, mat: Material) -> Iterator[Signal]:
+def _empty_results(out: str, mat: Material) -> list[Signal]:
     """Findings described over a search that returned nothing."""
+    sigs: list[Signal] = []
     if not ("[" in mat.text or "0" in mat.text):
-        return
+        return sigs
     # every match holds one of the literals (re.I: on ASCII text, exactly when
     # the lowered text does); the search runs the matcher at every quote
-    if mat.text.isascii() and not _any_in(mat.lower, _EMPTY_RESULT_LITERALS):
-        return
+    if mat.text.isascii() and not _EMPTY_RESULT_GATE.holds(mat):
+        return sigs
     if not _EMPTY_RESULT.search(mat.text) or _EMPTY_ACK.search(out):
-        return
+        return sigs
     claim = _FINDINGS_CLAIM.search(out)
     if claim is not None:
-        yield (
-            "findings_from_empty_result",
-            claim.start(),
-            claim.end(),
-            "describes results the search never returned",
+        sigs.append(
+            (
+                "findings_from_empty_result",
+                claim.start(),
+                claim.end(),
+                "describes results the search never returned",
+            )
         )
+    return sigs
 
 
-def _severity(out: str, mat: Material) -> Iterator[Signal]:
-    if "severity" not in mat.lower and "vulnerab" not in mat.lower:
-        return
+# A material naming a severity holds one of these (lowered).
+_SEVERITY_GATE = _MaterialGate(("severity", "vulnerab"))
+
+
+def _severity(out: str, mat: Material) -> list[Signal]:
+    sigs: list[Signal] = []
+    if not _SEVERITY_GATE.holds(mat):
+        return sigs
     src = {lower(m.group("w") or m.group("w2")) for m in _SEVERITY.finditer(mat.text)}
     if not src:
-        return
+        return sigs
     for m in _SEVERITY.finditer(out):
         w = lower(m.group("w") or m.group("w2"))
         if w not in src and w not in mat.lower:
-            yield (
-                "severity_not_in_material",
-                m.start(),
-                m.end(),
-                f"'{w}' severity; the material says {', '.join(sorted(src))}",
+            sigs.append(
+                (
+                    "severity_not_in_material",
+                    m.start(),
+                    m.end(),
+                    f"'{w}' severity; the material says {', '.join(sorted(src))}",
+                )
             )
+    return sigs
 
 
 # One of these (lowercase) is in every material that sets a flag.
 _FLAG_HINTS = ("true", "false", "enabled", "disabled", ": on", ": off", "=on", "=off")
+_FLAG_GATE = _MaterialGate(_FLAG_HINTS)
 
 
-def _booleans(out: str, mat: Material) -> Iterator[Signal]:
+def _booleans(out: str, mat: Material) -> list[Signal]:
     """A configuration flag stated with the opposite polarity."""
-    if not _any_in(mat.lower, _FLAG_HINTS):
-        return
+    sigs: list[Signal] = []
+    if not _FLAG_GATE.holds(mat):
+        return sigs
     flags: dict[str, bool] = {}
     for raw_key, raw_value in _flag_settings(mat.text, mat.lower):
         key = lower(raw_key)
@@ -1666,7 +1874,7 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
             continue
         flags.setdefault(key, _BOOL_VALUE[lower(raw_value)])
     if not flags:
-        return
+        return sigs
     low = _lowered(out)
     for key, value in flags.items():
         words = _key_words(key)
@@ -1690,13 +1898,16 @@ def _booleans(out: str, mat: Material) -> Iterator[Signal]:
             if re.search(r"\b(?:not|no|isn't|never)\s*$", before):
                 said = not said
             if said != value:
-                yield (
-                    "flag_contradicts_material",
-                    m.start(),
-                    pol.end(),
-                    f"{key} is {'true' if value else 'false'} in the material",
+                sigs.append(
+                    (
+                        "flag_contradicts_material",
+                        m.start(),
+                        pol.end(),
+                        f"{key} is {'true' if value else 'false'} in the material",
+                    )
                 )
                 break
+    return sigs
 
 
 _KEY_SPLIT = re.compile(r"[_.\-\s]+")
@@ -1738,16 +1949,19 @@ def _key_starts_reference(text: str, word: str) -> list[int]:
     return found
 
 
-def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
+def _prohibited(out: str, mat: Material) -> list[Signal]:
     """The output recommends the very action the material forbids."""
-    if not _any_in(mat.lower, ("not ", "don't", "never", "shouldn't")):
-        return
+    sigs: list[Signal] = []
+    if not _PROHIBITION_GATE.holds(mat):
+        return sigs
     text = mat.text
     # every match starts with one of its openers (re.I: on ASCII text, where
     # the lowered text has them at the same offsets); a search ran the
     # matcher at every character
     found = (
-        tried_at(_PROHIBITION, text, _occurrences(mat.lower, _PROHIBITION_LEADS))
+        tried_at(
+            _PROHIBITION, text, _occurrences(mat.lower, _PROHIBITION_LEAD_GATE.candidates(mat))
+        )
         if text.isascii()
         else _PROHIBITION.finditer(text)
     )
@@ -1761,37 +1975,45 @@ def _prohibited(out: str, mat: Material) -> Iterator[Signal]:
         for hit in rx.finditer(out):
             if _NEGATION_BEFORE.search(out, max(0, hit.start() - 40), hit.start()):
                 continue
-            yield (
-                "recommends_what_material_forbids",
-                hit.start(),
-                hit.end(),
-                f"the material says not to {m.group('verb')} {obj}",
+            sigs.append(
+                (
+                    "recommends_what_material_forbids",
+                    hit.start(),
+                    hit.end(),
+                    f"the material says not to {m.group('verb')} {obj}",
+                )
             )
             break
+    return sigs
 
 
-def _thresholds(out: str, mat: Material) -> Iterator[Signal]:
+def _thresholds(out: str, mat: Material) -> list[Signal]:
     """An inclusive threshold ("$50 or more") restated as exclusive ("above $50")."""
-    if not _any_in(mat.lower, (" or ", "at least", "≥", ">=")):
-        return
+    sigs: list[Signal] = []
+    if not _THRESHOLD_GATE.holds(mat):
+        return sigs
     if mat.text.isascii() and not _inclusive_possible(mat.lower):
-        return
+        return sigs
     inclusive: set[float] = set()
     for found in _INCLUSIVE_SOURCE.finditer(mat.text):
         raw = found.group("n") or found.group("n2") or found.group("n3")
         inclusive.add(float(raw.replace(",", "")))
     if not inclusive:
-        return
+        return sigs
     plain = out.replace("*", " ").replace("_", " ")
     for m in _EXCLUSIVE_CLAIM.finditer(plain):
         if float(m.group("n").replace(",", "")) in inclusive:
-            yield ("threshold_flipped", m.start(), m.end(), "the material's threshold is inclusive")
+            sigs.append(
+                ("threshold_flipped", m.start(), m.end(), "the material's threshold is inclusive")
+            )
+    return sigs
 
 
-def _quotes(out: str, mat: Material) -> Iterator[Signal]:
+def _quotes(out: str, mat: Material) -> list[Signal]:
     """A quotation presented as the source's words that the source lacks."""
+    sigs: list[Signal] = []
     if '"' not in out and "“" not in out:
-        return
+        return sigs
     for m in _QUOTE.finditer(out):
         q = m.group("q")
         if len(q.split()) < 6:
@@ -1801,22 +2023,26 @@ def _quotes(out: str, mat: Material) -> Iterator[Signal]:
             continue
         if _norm_words(q) in mat.words:
             continue
-        yield (
-            "quote_not_in_material",
-            m.start(),
-            m.end(),
-            "quoted as the source's words, which the source does not contain",
+        sigs.append(
+            (
+                "quote_not_in_material",
+                m.start(),
+                m.end(),
+                "quoted as the source's words, which the source does not contain",
+            )
         )
+    return sigs
 
 
-def _absences(out: str, mat: Material) -> Iterator[Signal]:
+def _absences(out: str, mat: Material) -> list[Signal]:
     """ "The notes don't mention a budget decision" when they do."""
+    sigs: list[Signal] = []
     low = _lowered(out)
     if not _ABSENCE_VERB_SET.present(low):
-        return
-    if out.isascii() and "not" not in low and "n't" not in low and "never" not in low:
-        return  # every claim opens with one of them (re.I: exact on ASCII text)
-    for m in _ABSENCE_CLAIM.finditer(out):
+        return sigs
+    if out.isascii() and not _ABSENCE_OPENER_SET.present(low):
+        return sigs  # every claim opens with one of them (re.I: exact on ASCII text)
+    for m in _absence_claims(out, low):
         terms = {
             _stem(w)
             for w in _WORD.findall(lower(m.group("what")))
@@ -1829,44 +2055,72 @@ def _absences(out: str, mat: Material) -> Iterator[Signal]:
                 continue
             have = {_stem(w) for w in line.split()}
             if len(terms & have) >= max(2, (len(terms) * 2 + 2) // 3):
-                yield (
-                    "absence_claim_contradicted",
-                    m.start(),
-                    m.end(),
-                    "the material does mention it",
+                sigs.append(
+                    (
+                        "absence_claim_contradicted",
+                        m.start(),
+                        m.end(),
+                        "the material does mention it",
+                    )
                 )
-                return
+                return sigs
+    return sigs
 
 
-def _statuses(out: str, mat: Material) -> Iterator[Signal]:
+# Every _ABSENCE_CLAIM match starts with "do" (do not, does not, don't,
+# doesn't) or "never"; on ASCII output its lowered twin is tried only there
+# (a search ran the pattern, its lazy run and lookahead, at every character).
+# The twin is built as ``lowered_twin`` builds one; that refuses the source
+# only for the P of its group syntax, its one upper-case letter.
+_ABSENCE_CLAIM_LOWER = re.compile(_ABSENCE_CLAIM.pattern, _ABSENCE_CLAIM.flags & ~re.IGNORECASE)
+_ABSENCE_LEADS = ("do", "never")
+
+
+def _absence_claims(out: str, low: str) -> Iterator[re.Match[str]]:
+    """``_ABSENCE_CLAIM.finditer(out)``; ``low`` is ``out`` lowered (the
+    matches on ASCII output are the twin's on ``low``: same offsets, group
+    text lowered, which the caller lowers anyway)."""
+    if out.isascii():
+        return tried_at(_ABSENCE_CLAIM_LOWER, low, _occurrences(low, _ABSENCE_LEADS))
+    return _ABSENCE_CLAIM.finditer(out)
+
+
+def _statuses(out: str, mat: Material) -> list[Signal]:
+    sigs: list[Signal] = []
     # an output that states no status (most do not) ends the signal before
     # the material's scans: the claim's words are read from the lowered
     # output's one pass, which other gates share
     if _cannot_match(out, _STATUS_CLAIM_SET):
-        return
-    if (
-        "http" not in mat.lower
-        and "status" not in mat.lower
-        and not _any_in(mat.text, ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"))
-    ):
-        return
+        return sigs
+    if not _STATUS_HINT_GATE.holds(mat) and not _STATUS_METHOD_GATE.holds(mat):
+        return sigs
     text = mat.text
-    src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, _STATUS_LEADS))}
+    leads = _STATUS_LEAD_GATE.candidates(mat)
+    src = {m.group("c") for m in tried_at(_STATUS_SOURCE, text, _occurrences(text, leads))}
     if not src:
-        return
+        return sigs
     for m in _STATUS_CLAIM.finditer(out):
         if m.group("c") not in src:
-            yield (
-                "status_contradicts_material",
-                m.start("c"),
-                m.end("c"),
-                f"HTTP {m.group('c')}; the material shows {', '.join(sorted(src))}",
+            sigs.append(
+                (
+                    "status_contradicts_material",
+                    m.start("c"),
+                    m.end("c"),
+                    f"HTTP {m.group('c')}; the material shows {', '.join(sorted(src))}",
+                )
             )
+    return sigs
 
 
 # Every _STATUS_SOURCE match starts with one of these (it is case-sensitive,
 # and each alternative opens with its literal): finditer tried there only.
 _STATUS_LEADS = ("HTTP", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "→", "status")
+_STATUS_LEAD_GATE = _MaterialGate(_STATUS_LEADS, exact=True)
+# A material showing a status holds one of these (lowered), or a request line.
+_STATUS_HINT_GATE = _MaterialGate(("http", "status"))
+_STATUS_METHOD_GATE = _MaterialGate(
+    ("GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "→"), exact=True
+)
 
 
 def _occurrences(text: str, literals: tuple[str, ...]) -> list[int]:
@@ -1899,26 +2153,29 @@ def _occurrences_reference(text: str, literals: tuple[str, ...]) -> list[int]:
     return found
 
 
-def _versions(out: str, mat: Material) -> Iterator[Signal]:
+def _versions(out: str, mat: Material) -> list[Signal]:
     """Versions absent from the material, or a package put on a major the
     material pins differently (React 18 where package.json pins 17.0.2)."""
+    sigs: list[Signal] = []
     src_low = mat.lower
     for start, end in _version_spans(out):
         written = out[start:end]
         if lower(written).lstrip("v") not in src_low:
-            yield (
-                "version_not_in_material",
-                start,
-                end,
-                f"{written} appears nowhere in the material",
+            sigs.append(
+                (
+                    "version_not_in_material",
+                    start,
+                    end,
+                    f"{written} appears nowhere in the material",
+                )
             )
     bound: dict[str, set[str]] = {}
     if not _digit_sign_digit(mat.text, "."):
-        return  # every bound version has a dotted number (``\d\.\d``)
+        return sigs  # every bound version has a dotted number (``\d\.\d``)
     for found in _VERSION_BOUND_SOURCE.finditer(mat.text):
         bound.setdefault(lower(found.group("name")), set()).add(found.group("ver"))
     if not bound:
-        return
+        return sigs
     for claim in _version_claims(out):
         name = lower(claim.group("name"))
         if name not in bound:
@@ -1926,12 +2183,16 @@ def _versions(out: str, mat: Material) -> Iterator[Signal]:
         ver = claim.group("ver")
         parts = ver.split(".")
         if not any(b.split(".")[: len(parts)] == parts for b in bound[name]):
-            yield (
-                "version_contradicts_material",
-                claim.start(),
-                claim.end(),
-                f"{claim.group(0)}; the material pins {name} at {', '.join(sorted(bound[name]))}",
+            sigs.append(
+                (
+                    "version_contradicts_material",
+                    claim.start(),
+                    claim.end(),
+                    f"{claim.group(0)}; the material pins {name} at "
+                    f"{', '.join(sorted(bound[name]))}",
+                )
             )
+    return sigs
 
 
 _ROLE_WORDS: tuple[str, ...] = (
@@ -1949,23 +2210,28 @@ _ROLE_WORDS: tuple[str, ...] = (
 _ROLE_WORD_SET = LOWERED_OUTPUT.member(_ROLE_WORDS)  # any of them in one pass
 
 
-def _roles(out: str, mat: Material) -> Iterator[Signal]:
+def _roles(out: str, mat: Material) -> list[Signal]:
+    sigs: list[Signal] = []
     low = _lowered(out)
     if not _ROLE_WORD_SET.present(low):
-        return
+        return sigs
     for m in _ROLE_CLAIM.finditer(out):
         role = lower(m.group("role")).replace("-", "")
         if role not in mat.lower.replace("-", ""):
-            yield (
-                "role_not_in_material",
-                m.start("role"),
-                m.end("role"),
-                f"'{m.group('role')}' appears nowhere in the material",
+            sigs.append(
+                (
+                    "role_not_in_material",
+                    m.start("role"),
+                    m.end("role"),
+                    f"'{m.group('role')}' appears nowhere in the material",
+                )
             )
+    return sigs
 
 
-def _rows(out: str, mat: Material) -> Iterator[Signal]:
+def _rows(out: str, mat: Material) -> list[Signal]:
     """A row label given another row's figure (Berlin at Austin's 214)."""
+    sigs: list[Signal] = []
     rows: dict[str, set[float]] = {}
     # a CSV row holds a comma and a pipe row a pipe: skip a scan that cannot match
     for rx, sep in ((_TABLE_CSV, ","), (_TABLE_PIPE, "|")):
@@ -1978,7 +2244,7 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
             if vals:
                 rows.setdefault(lower(row.group("label").strip()), set()).update(vals)
     if len(rows) < 2:
-        return
+        return sigs
     owner: dict[float, set[str]] = {}
     for label, vals in rows.items():
         for v in vals:
@@ -1999,22 +2265,27 @@ def _rows(out: str, mat: Material) -> Iterator[Signal]:
             label = m.group(0)
             if n.value not in rows[label] and owner.get(n.value, set()) - {label}:
                 other = sorted(owner[n.value] - {label})[0]
-                yield (
-                    "row_binding_contradicts_material",
-                    m.start(),
-                    m.end() + n.end,
-                    f"{out[m.start() : m.end()]} is given {n.digits}, which is {other}'s figure",
+                sigs.append(
+                    (
+                        "row_binding_contradicts_material",
+                        m.start(),
+                        m.end() + n.end,
+                        f"{out[m.start() : m.end()]} is given {n.digits}, "
+                        f"which is {other}'s figure",
+                    )
                 )
             break
+    return sigs
 
 
-def _files(out: str, mat: Material) -> Iterator[Signal]:
+def _files(out: str, mat: Material) -> list[Signal]:
     """A file the material's listing lacks while it lists its siblings
     (``.env.production`` beside ``.env.development`` and ``.env.test``)."""
+    sigs: list[Signal] = []
     text = mat.text
     present = {lower(text[s:e]) for s, e in _file_spans(text)}
     if not present:
-        return
+        return sigs
     stems: dict[str, set[str]] = {}
     for f in present:
         stems.setdefault(f.rsplit(".", 1)[0], set()).add(f)
@@ -2022,7 +2293,7 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
     # output lowering keeps each character's place, so that is a substring of
     # the lowered output, and without one the output's files need no scan.
     if out.isascii() and not _any_in(_lowered(out), tuple(stem + "." for stem in stems)):
-        return
+        return sigs
     for start, end in _file_spans(out):
         written = out[start:end]
         f = lower(written)
@@ -2030,12 +2301,16 @@ def _files(out: str, mat: Material) -> Iterator[Signal]:
             continue
         siblings = stems.get(f.rsplit(".", 1)[0], set())
         if siblings:
-            yield (
-                "file_not_in_material",
-                start,
-                end,
-                f"{written} is not in the material, which lists {', '.join(sorted(siblings)[:3])}",
+            sigs.append(
+                (
+                    "file_not_in_material",
+                    start,
+                    end,
+                    f"{written} is not in the material, which lists "
+                    f"{', '.join(sorted(siblings)[:3])}",
+                )
             )
+    return sigs
 
 
 def _loose(out_nums: list[Num], mat: Material) -> list[Num]:
@@ -2161,10 +2436,11 @@ def signals(
         # only the figures those signals could read are grounded (the same
         # ones are flagged: each signal filters the loose figures one by one)
         nums = _loose(_twin_candidates(out, out_nums, mat), mat)
-    # Each signal below is called only when its first test (repeated here, a
-    # cheap one) lets it find something: a generator that ends at once still
-    # cost a frame and a resumption, eighteen times per evaluation. The order
-    # is kept, as ties in the sort below keep it.
+    # Each signal below returns a list (as generators, compiled, each cost an
+    # object, its helper and a resumption per signal found or not, eighteen
+    # times per evaluation), and is called only when its first test (repeated
+    # here, a cheap one) lets it find something. The order is kept, as ties
+    # in the sort below keep it.
     found: list[Signal] = []
     if nums:
         found += _near_miss_numbers(out, nums, mat)
@@ -2187,7 +2463,7 @@ def signals(
     found += _false_success(out, mat)
     if "[" in mat.text or "0" in mat.text:
         found += _empty_results(out, mat)
-    if "severity" in mat.lower or "vulnerab" in mat.lower:
+    if _SEVERITY_GATE.holds(mat):
         found += _severity(out, mat)
     found += _booleans(out, mat)
     found += _prohibited(out, mat)

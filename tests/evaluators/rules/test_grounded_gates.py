@@ -12,7 +12,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evaluators.context import once
 from evaluators.rules import hallucination_grounded as hg
 
 pieces = st.sampled_from(
@@ -226,10 +225,12 @@ def test_lowered_is_str_lower(texts: list[str]) -> None:
 def test_material_properties_are_computed_once() -> None:
     mat = hg.Material.build("User asked: why?\nRevenue was 12,480 on 2026-09-01\n")
     first = mat.nums
-    assert mat.nums is first and "nums" in mat.__dict__
+    assert mat.nums is first
     assert [n.digits for n in first] == ["12,480", "2026", "09", "01"]
-    assert isinstance(hg.Material.__dict__["nums"], once)
-    assert hg.Material.nums.__doc__ == hg.Material.__dict__["nums"].func.__doc__
+    low = mat.lower
+    assert mat.lower is low and low == mat.text.lower()
+    assert mat.sorted_values is mat.sorted_values
+    assert all(a is b for a, b in zip(mat.twin_tables, mat.twin_tables, strict=True))
 
 
 assign_pieces = st.sampled_from(

@@ -172,3 +172,27 @@ def test_status_claim_words_gate_the_search(output: str) -> None:
     """Every status claim holds one of the words the signal gates on."""
     if hg._STATUS_CLAIM.search(output) is not None:
         assert not hg._cannot_match(output, hg._STATUS_CLAIM_SET)
+
+
+absence_texts = st.lists(
+    st.sampled_from(
+        [
+            "don't", "DON'T", "doesn't", "does not", "Do Not", "never", "NEVER", "do", "dont",
+            "don’t", " mention", " include", " list", " cover", " talk about", " any ", " the ",
+            "budget decision", "a", " ", ",", ".", "\n", " - ", "—", "x", "ſ", "\u212a", "_",
+        ]
+    ),
+    max_size=16,
+).map("".join)  # fmt: skip
+
+
+@given(absence_texts)
+@example("The notes don't mention a budget decision.")
+@example("It never lists the-price and DOES NOT cover any refund policy; ok")
+@settings(max_examples=400, deadline=None)
+def test_absence_claims_tried_at_their_leads(output: str) -> None:
+    bare = hg._ABSENCE_CLAIM.pattern.replace("(?P<", "(")
+    assert bare == bare.lower()  # the twin's condition (see lowered_twin)
+    got = [(m.span(), m.group("what").lower()) for m in hg._absence_claims(output, output.lower())]
+    plain = [(m.span(), m.group("what").lower()) for m in hg._ABSENCE_CLAIM.finditer(output)]
+    assert got == plain

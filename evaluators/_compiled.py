@@ -28,15 +28,20 @@ from pathlib import Path
 from types import ModuleType
 
 # The modules the build compiles: the worker's hot path (rules, detectors,
-# text scans, the engine) and the receivers' span mapping. Left out:
-# evaluators.context, evaluators.judged, evaluators.rules.base and
+# text scans, the engine, and the storage and service glue from claiming a
+# job to storing its verdict) and the receivers' span mapping and decoding.
+# Left out: evaluators.context, evaluators.judged, evaluators.rules.base and
 # evaluators.text.normalize build objects the C kernels fill or copy slot by
-# slot (compiled classes refuse that); storage and service, whose types
-# come from SQLAlchemy (absent from an isolated build; its rows are
-# annotated as tuples, which compiled code checks); the cold packages
-# (statistics, custom, proof) gain nothing. evaluators.splitresults too: its
-# SplitResults subclasses Sequence, and compiled it shares the ABC's
-# registry (every list checked against Sequence became a SplitResults).
+# slot (compiled classes refuse that); the rest of storage and service (cold,
+# or classes SQLAlchemy maps); the cold packages (statistics, custom, proof)
+# gain nothing. evaluators.splitresults too: its SplitResults subclasses
+# Sequence, and compiled it shares the ABC's registry (every list checked
+# against Sequence became a SplitResults).
+#
+# The compiled storage and service modules are type-checked with SQLAlchemy's
+# types (pyproject.toml's build requirements bring it to an isolated build).
+# Those call a result row a tuple, which it is not, and compiled code checks
+# what it is told: rows are read as ``Sequence[Any]`` or ``Any`` there.
 COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.composer",
     "evaluators.config",
@@ -85,6 +90,19 @@ COMPILED_MODULES: tuple[str, ...] = (
     "receivers.spans",
     "receivers.toolcalls",
     "receivers.usage",
+    "receivers.otlp.decode",
+    "receivers.otlp.wire",
+    "receivers.timeutil",
+    "service.derivation",
+    "service.evaluation",
+    "service.worker",
+    "storage.assembly",
+    "storage.codec",
+    "storage.evaluations",
+    "storage.fastinsert",
+    "storage.jsontext",
+    "storage.ruleprofiles",
+    "storage.search",
 )
 
 # The shared library every compiled module's stub loads (mypyc's group).

@@ -34,9 +34,7 @@ from types import ModuleType
 # evaluators.text.normalize build objects the C kernels fill or copy slot by
 # slot (compiled classes refuse that); the rest of storage and service (cold,
 # or classes SQLAlchemy maps); the cold packages (statistics, custom, proof)
-# gain nothing. evaluators.splitresults too: its SplitResults subclasses
-# Sequence, and compiled it shares the ABC's registry (every list checked
-# against Sequence became a SplitResults).
+# gain nothing.
 #
 # The compiled storage and service modules are type-checked with SQLAlchemy's
 # types (pyproject.toml's build requirements bring it to an isolated build).
@@ -77,6 +75,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.rules.scan",
     "evaluators.rules.stub",
     "evaluators.rules.tool_failure",
+    "evaluators.splitresults",
     "evaluators.stats",
     "evaluators.text.backtrack",
     "evaluators.text.case",

@@ -28,15 +28,19 @@ from pathlib import Path
 from types import ModuleType
 
 # The modules the build compiles: the worker's hot path (rules, detectors,
-# text scans, the engine) and the receivers' span mapping (Judged and
-# Outcome compile as non-native classes: the C kernels copy and read their
-# slots directly, which a native layout would break). Left out: text.normalize
-# (objects a C kernel fills slot by slot); storage and service, whose types
-# come from SQLAlchemy (absent from an isolated build; its rows are
-# annotated as tuples, which compiled code checks); the cold packages
-# (statistics, custom, proof) gain nothing. evaluators.splitresults too: its
-# SplitResults subclasses Sequence, and compiled it shares the ABC's
-# registry (every list checked against Sequence became a SplitResults).
+# text scans, the engine, the evaluation context, and the storage and
+# service glue from claiming a job to storing its verdict) and the
+# receivers' span mapping and decoding. Judged and Outcome compile as
+# non-native classes: the C kernels copy and read their slots directly,
+# which a native layout would break. Left out: evaluators.text.normalize
+# (objects a C kernel fills slot by slot); the rest of storage and service
+# (cold, or classes SQLAlchemy maps); the cold packages (statistics, custom,
+# proof) gain nothing.
+#
+# The compiled storage and service modules are type-checked with SQLAlchemy's
+# types (pyproject.toml's build requirements bring it to an isolated build).
+# Those call a result row a tuple, which it is not, and compiled code checks
+# what it is told: rows are read as ``Sequence[Any]`` or ``Any`` there.
 COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.composer",
     "evaluators.config",
@@ -75,6 +79,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.rules.scan",
     "evaluators.rules.stub",
     "evaluators.rules.tool_failure",
+    "evaluators.splitresults",
     "evaluators.stats",
     "evaluators.text.backtrack",
     "evaluators.text.case",
@@ -88,6 +93,19 @@ COMPILED_MODULES: tuple[str, ...] = (
     "receivers.spans",
     "receivers.toolcalls",
     "receivers.usage",
+    "receivers.otlp.decode",
+    "receivers.otlp.wire",
+    "receivers.timeutil",
+    "service.derivation",
+    "service.evaluation",
+    "service.worker",
+    "storage.assembly",
+    "storage.codec",
+    "storage.evaluations",
+    "storage.fastinsert",
+    "storage.jsontext",
+    "storage.ruleprofiles",
+    "storage.search",
 )
 
 # The shared library every compiled module's stub loads (mypyc's group).

@@ -17,7 +17,7 @@ independent result dicts, equal to what ``evaluate`` returns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 __all__ = ["DESCRIPTION_KEYS", "RuleDescription", "SplitResults", "copy_tree"]
@@ -95,7 +95,7 @@ class RuleDescription:
         return {k: copy_tree(static[k] if k in static else values[where[k]]) for k in self.keys}
 
 
-class SplitResults(Sequence[dict[str, Any]]):
+class SplitResults:
     """A verdict's rule results as (description, values) pairs.
 
     ``descriptions`` is one tuple for every result of a plan (identity-stable:
@@ -121,6 +121,17 @@ class SplitResults(Sequence[dict[str, Any]]):
             return [self[j] for j in range(len(self))[i]]
         return self.descriptions[i].whole(self.values[i])
 
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.whole())
+
     def whole(self) -> list[dict[str, Any]]:
         """Every result dict, as ``evaluate`` returns them."""
         return [d.whole(v) for d, v in zip(self.descriptions, self.values, strict=True)]
+
+
+# A Sequence by registration, not by subclassing. Compiled (mypyc), a subclass
+# of the ABC got no registry of its own (ABCMeta never made the class) and
+# read Sequence's: once a list had been checked against Sequence, every list
+# was a SplitResults too. (A non-native class instead fails to load: mypyc
+# gives it ``typing.Sequence`` as its base.)
+Sequence.register(SplitResults)

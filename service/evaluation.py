@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -62,9 +62,10 @@ def _now_iso() -> str:
 _TOOL_CALL_REST: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(ToolCall))[1:]
 
 
-def _tool_call(data: dict[str, Any]) -> ToolCall:
+def _tool_call(data: Any) -> ToolCall:
     # Positional, the values fetched in C: a dict of keywords built per call
-    # cost more than the call itself.
+    # cost more than the call itself. ``data`` is a stored item, not always
+    # a dict (a damaged row then fails as it always did, not on a type check).
     return ToolCall(str(data.get("tool_name", "")), *map(data.get, _TOOL_CALL_REST))
 
 
@@ -165,7 +166,8 @@ def load_deployed(conn: Connection, tenant_id: str) -> list[CustomRuleDef]:
 
 def deployed_entries(conn: Connection, tenant_id: str) -> list[dict[str, Any]]:
     """The tenant's enabled, unquarantined custom rules as stored entries."""
-    rows = conn.execute(
+    # SQLAlchemy's types call a row a tuple; it is a Row (compiled code checks).
+    rows: Iterable[Any] = conn.execute(
         select(CustomRule.__table__).where(
             CustomRule.tenant_id == tenant_id,
             CustomRule.enabled.is_(True),

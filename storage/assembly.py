@@ -7,11 +7,12 @@ the orphans are kept and judged as they are), or a finalize was requested.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, NamedTuple, cast
 
+from mypy_extensions import mypyc_attr
 from sqlalchemy import (
     JSON,
     ColumnElement,
@@ -97,13 +98,13 @@ def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime
 
     def earliest(reason: tuple[bool, bool | None]) -> ScalarSelect[Any]:
         q = select(traces.c.last_span_at).where(*_open_in(reason))
-        if reason is not _FINALIZE:  # any finalize at all will do
+        if reason != _FINALIZE:  # any finalize at all will do
             q = q.order_by(traces.c.last_span_at)
         return q.limit(1).scalar_subquery()
 
-    finalize, rooted, rootless = conn.execute(
-        select(earliest(_FINALIZE), earliest(_ROOTED), earliest(_ROOTLESS))
-    ).one()
+    # SQLAlchemy's types call a row a tuple; it is a Row (compiled code checks).
+    result: Any = conn.execute(select(earliest(_FINALIZE), earliest(_ROOTED), earliest(_ROOTLESS)))
+    finalize, rooted, rootless = result.one()
     if finalize is not None:
         return datetime.min
     times = []
@@ -226,6 +227,7 @@ def ready_due(
     return len(readied)
 
 
+@mypyc_attr(native_class=False)  # compiled: its base, an ABC, is interpreted
 @dataclass
 class SweepWrite(WriteJob):
     """A readiness sweep (``ready_due``) as a job of the group-commit writer.
@@ -418,7 +420,8 @@ def _inputs_now(
     found: dict[tuple[str, str], DerivedFrom] = {}
     for tenant_id, ids in by_tenant.items():
         for i in range(0, len(ids), 500):
-            rows = conn.execute(
+            # SQLAlchemy's types call a row a tuple; it is a Row (compiled code checks).
+            rows: Iterable[Sequence[Any]] = conn.execute(
                 select(traces.c.trace_id, traces.c.span_count, traces.c.log_writes).where(
                     and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids[i : i + 500]))
                 )

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 import orjson
+from mypy_extensions import mypyc_attr
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 # Non-string keys (integers in free-form metadata) need OPT_NON_STR_KEYS, which
@@ -24,6 +25,7 @@ _NON_STR_OPTIONS = _OPTIONS | orjson.OPT_NON_STR_KEYS
 _fallback = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
+@mypyc_attr(native_class=False)  # compiled: a native class cannot subclass bytes
 class Encoded(bytes):
     """JSON text already encoded, as UTF-8 (by ``encode_fast_utf8``): ``dumps``
     decodes it, ``dumps_utf8`` passes it through."""

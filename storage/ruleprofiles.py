@@ -72,7 +72,7 @@ def _bounded(cache: dict[Any, Any], limit: int = _CACHE_LIMIT) -> dict[Any, Any]
     return cache
 
 
-def _shape(keys: tuple[str, ...]) -> Shape | None:
+def _shape(keys: tuple[Any, ...]) -> Shape | None:
     """Getters of the static values and of the others of a result with these
     keys, and its static keys; None when a key is not a string."""
     shape = _SHAPES.get(keys)
@@ -240,7 +240,8 @@ def load(conn: Connection, tenant_id: str, ids: Iterable[str]) -> None:
     missing = sorted({i for i in ids if (dialect, tenant_id, i) not in _BODIES})
     for start in range(0, len(missing), 500):
         chunk = missing[start : start + 500]
-        rows = conn.execute(
+        # SQLAlchemy's types call a row a tuple; it is a Row (compiled code checks).
+        rows: Iterable[Sequence[Any]] = conn.execute(
             select(rule_profiles.c.profile_id, rule_profiles.c.body).where(
                 and_(
                     rule_profiles.c.tenant_id == tenant_id,

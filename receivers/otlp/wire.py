@@ -50,7 +50,15 @@ def read_varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
             raise _WireError("varint longer than 10 bytes", start)
 
 
-def _walk(buf: bytes, pos: int, end: int, descriptor: Any, path: str) -> None:
+# How deep ``_walk`` follows nested messages: compiled, it has no interpreter
+# recursion limit to stop it before the C stack overflows. Python's default
+# limit, where it stopped before it was compiled.
+_MAX_NESTING = 1000
+
+
+def _walk(buf: bytes, pos: int, end: int, descriptor: Any, path: str, depth: int = 0) -> None:
+    if depth > _MAX_NESTING:
+        raise RecursionError(f"{path}: nested more than {_MAX_NESTING} deep")
     fields = descriptor.fields_by_number if descriptor is not None else {}
     while pos < end:
         tag_at = pos
@@ -78,7 +86,7 @@ def _walk(buf: bytes, pos: int, end: int, descriptor: Any, path: str) -> None:
                     f"{name}: length {length} runs past the end of its enclosing message", len_at
                 )
             if field is not None and field.type == FieldDescriptor.TYPE_MESSAGE:
-                _walk(buf, pos, pos + length, field.message_type, name)
+                _walk(buf, pos, pos + length, field.message_type, name, depth + 1)
             elif field is not None and field.type == FieldDescriptor.TYPE_STRING:
                 try:
                     buf[pos : pos + length].decode("utf-8")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -128,6 +129,15 @@ def test_items_are_fresh_whole_results(monkeypatch: pytest.MonkeyPatch) -> None:
     assert json.dumps(rules.whole()) == json.dumps(engine.evaluate(req)["rule_results"])
     again = engine.evaluate_for_storage(req, static_keys=STATIC)["rule_results"]
     assert isinstance(again, SplitResults) and again.descriptions is rules.descriptions
+
+
+def test_split_results_is_a_sequence_and_a_list_is_not_split_results() -> None:
+    """Compiled, a subclass of ``Sequence`` read the ABC's registry as its
+    own: after a list was checked against ``Sequence`` it was a
+    ``SplitResults`` too (and callers asked it for ``whole()``)."""
+    assert isinstance([], Sequence) and isinstance((), Sequence)
+    assert not isinstance([], SplitResults) and not isinstance((), SplitResults)
+    assert isinstance(SplitResults((), []), Sequence)
 
 
 def test_static_keys_the_split_cannot_serve_give_the_whole_list(

@@ -11,6 +11,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from receivers.otlp.decode import decode_traces_json, decode_traces_protobuf
 from receivers.otlp.errors import OtlpDecodeError
+from receivers.otlp.wire import write_varint
 from tests.receivers.fixtures_support import FIXTURES, needs_fixtures, trace_pb_fixtures
 
 TRACE_HEX = "5a76b8e70259a42187b529510b8bb01b"
@@ -255,6 +256,25 @@ def test_protobuf_invalid_utf8_string_is_located() -> None:
         decode_traces_protobuf(bytes(raw))
     assert info.value.offset == at
     assert "spans.name" in info.value.message and "UTF-8" in info.value.message
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field (wire type 2)."""
+    return write_varint(number << 3 | 2) + write_varint(len(payload)) + payload
+
+
+def test_protobuf_nested_too_deep_is_reported_not_walked() -> None:
+    """An attribute value nested thousands deep (AnyValue → KeyValueList →
+    KeyValue → AnyValue …): the error names the nesting, whether the walk that
+    locates it runs compiled (no interpreter recursion limit) or not."""
+    value = b""
+    for _ in range(2_000):
+        value = _field(6, _field(1, _field(2, value)))  # kvlist_value.values.value
+    resource = _field(1, _field(2, value))  # Resource.attributes.value
+    body = _field(1, _field(1, resource))  # request.resource_spans.resource
+    with pytest.raises(OtlpDecodeError) as info:
+        decode_traces_protobuf(body)
+    assert "nesting too deep" in info.value.message
 
 
 def test_empty_bodies_decode_to_nothing() -> None:

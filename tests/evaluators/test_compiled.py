@@ -78,6 +78,29 @@ def test_opting_out_loads_listed_modules_from_source_in_a_fresh_process() -> Non
     assert out[1].endswith("engine.py") and out[2].endswith("mapping.py")
 
 
+@pytest.mark.parametrize("package", sorted({m.split(".")[0] for m in _compiled.COMPILED_MODULES}))
+def test_opting_out_holds_whichever_package_is_imported_first(package: str) -> None:
+    """A process that imports storage or service before evaluators (a
+    script, a bench) must get the same decision: a compiled module loaded
+    before it would call the others natively, compiled, whatever the
+    decision said. So each package with compiled modules imports evaluators
+    first; here one of its modules is the process's first import."""
+    first = next(m for m in _compiled.COMPILED_MODULES if m.startswith(package + "."))
+    code = (
+        f"import {first}\n"
+        "import importlib, sys\n"
+        "from evaluators import _compiled\n"
+        "for m in _compiled.COMPILED_MODULES:\n"
+        "    print(importlib.import_module(m).__file__)\n"
+    )
+    env = {**os.environ, "IRIS_COMPILED": "0", "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert len(out) == len(_compiled.COMPILED_MODULES)
+    assert [f for f in out if not f.endswith(".py")] == []
+
+
 def test_a_complete_build_loads_compiled() -> None:
     """Where the install compiled the modules and nothing changed since
     (CI, a fresh ./scripts/dev-setup), they are what runs."""

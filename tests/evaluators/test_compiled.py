@@ -60,45 +60,31 @@ def test_source_finder_finds_listed_modules_only() -> None:
     assert finder.find_spec("json", None) is None
 
 
-def test_opting_out_loads_listed_modules_from_source_in_a_fresh_process() -> None:
-    """End to end in a child process: with IRIS_COMPILED=0 the package
-    imports the listed modules, evaluators' and receivers', from their .py."""
-    code = (
-        "from evaluators import _compiled\n"
-        "print(_compiled.status)\n"
-        "import evaluators.engine, receivers.mapping\n"
-        "print(evaluators.engine.__file__)\n"
-        "print(receivers.mapping.__file__)\n"
-    )
-    env = {**os.environ, "IRIS_COMPILED": "0", "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout.split("\n")
-    assert out[0] == "source: IRIS_COMPILED=0"
-    assert out[1].endswith("engine.py") and out[2].endswith("mapping.py")
-
-
 @pytest.mark.parametrize("package", sorted({m.split(".")[0] for m in _compiled.COMPILED_MODULES}))
 def test_opting_out_holds_whichever_package_is_imported_first(package: str) -> None:
-    """A process that imports storage or service before evaluators (a
-    script, a bench) must get the same decision: a compiled module loaded
-    before it would call the others natively, compiled, whatever the
-    decision said. So each package with compiled modules imports evaluators
-    first; here one of its modules is the process's first import."""
+    """End to end in a child process, with IRIS_COMPILED=0: every listed
+    module loads from its .py, whichever package the process imports first.
+    A compiled module loaded before the decision would call the others
+    natively, compiled, whatever the decision said; so each package with
+    compiled modules imports evaluators first (storage and service did not,
+    and a bench importing storage first ran compiled)."""
     first = next(m for m in _compiled.COMPILED_MODULES if m.startswith(package + "."))
     code = (
         f"import {first}\n"
-        "import importlib, sys\n"
+        "import importlib\n"
         "from evaluators import _compiled\n"
+        "print(_compiled.status)\n"
         "for m in _compiled.COMPILED_MODULES:\n"
         "    print(importlib.import_module(m).__file__)\n"
     )
     env = {**os.environ, "IRIS_COMPILED": "0", "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert len(out) == len(_compiled.COMPILED_MODULES)
-    assert [f for f in out if not f.endswith(".py")] == []
+    ).stdout.splitlines()
+    assert out[0] == "source: IRIS_COMPILED=0"
+    files = out[1:]
+    assert len(files) == len(_compiled.COMPILED_MODULES)
+    assert [f for f in files if not f.endswith(".py")] == []
 
 
 def test_a_complete_build_loads_compiled() -> None:

@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from service.settings import Settings
 from storage import assembly, codec
 from storage.writer import GroupCommitWriter
+from storage.writeturn import write_turn
 
 log = logging.getLogger("iris.assembler")
 SWEEP_LIMIT = 500
@@ -39,7 +40,7 @@ def sweep_job(settings: Settings, *, limit: int = SWEEP_LIMIT) -> assembly.Sweep
 
 def sweep_once(engine: Engine, settings: Settings, *, limit: int = SWEEP_LIMIT) -> int:
     """One pass in a transaction of its own; returns how many traces became ready."""
-    with engine.begin() as conn:
+    with write_turn(engine), engine.begin() as conn:
         (readied,) = assembly.SweepWrite.apply_group(conn, [sweep_job(settings, limit=limit)])
         return int(readied)
 

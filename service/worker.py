@@ -26,7 +26,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from multiprocessing.synchronize import Event as MpEvent
 from typing import Any
 
@@ -41,9 +41,15 @@ from storage import assembly, codec
 from storage import jobs as job_store
 from storage import spans as span_store
 from storage.engine import make_engine
+from storage.evaluations import (
+    PreparedEvaluations,
+    insert_evaluations,
+    insert_prepared,
+    prepare_evaluations,
+)
 from storage.evaluations import evaluation_rows as store_rows
-from storage.evaluations import insert_evaluations
 from storage.models import Trace
+from storage.writeturn import write_turn
 
 log = logging.getLogger("iris.worker")
 traces = Trace.__table__
@@ -88,16 +94,17 @@ def _claim(engine: Engine, settings: Settings, worker: str) -> list[job_store.Cl
         if not job_store.any_claimable(conn, now=now):
             return []
         conn.rollback()  # end the read before SQLite's write transaction
-        if conn.dialect.name == "sqlite":
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-        claimed = job_store.claim(
-            conn,
-            worker=worker,
-            limit=settings.job_batch,
-            lease=timedelta(seconds=settings.job_lease_s),
-            now=now,
-        )
-        conn.commit()
+        with write_turn(engine):
+            if conn.dialect.name == "sqlite":
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            claimed = job_store.claim(
+                conn,
+                worker=worker,
+                limit=settings.job_batch,
+                lease=timedelta(seconds=settings.job_lease_s),
+                now=now,
+            )
+            conn.commit()
     return claimed
 
 
@@ -179,6 +186,68 @@ def _compute(
     return outcome
 
 
+class _Prepared:
+    """A batch's writes built before its transaction (``_prepare``): the
+    verdict rows and derivations of the outcomes that have them."""
+
+    def __init__(
+        self,
+        outcomes: list[Outcome],
+        evaluations: PreparedEvaluations,
+        derivations: assembly.PreparedDerivations,
+        finished: list[tuple[int, str | None]],
+    ) -> None:
+        self.outcomes = outcomes
+        self.evaluations = evaluations
+        self.derivations = derivations
+        self.finished = finished
+
+
+def _prepare(outcomes: list[Outcome], dialect: str, now: datetime, *, index: bool) -> _Prepared:
+    """The rows storing ``outcomes`` (none failed), in the driver's form."""
+    evaluation_rows: list[dict[str, Any]] = []
+    rule_rows: list[dict[str, Any]] = []
+    derivations: list[tuple[str, str, dict[str, Any], assembly.DerivedFrom]] = []
+    stored: list[dict[str, Any] | None] = []
+    finished: list[tuple[int, str | None]] = []
+    for outcome in outcomes:
+        job = outcome.job
+        trace_row = outcome.trace_row
+        evaluation_id = None
+        latest: dict[str, Any] = {}
+        if outcome.result is not None and trace_row is not None:
+            row, rules = store_rows(
+                tenant_id=job.tenant_id,
+                result=outcome.result,
+                now=now,
+                trace_id=job.trace_id,
+                trace_revision=job.revision,
+                agent_name=trace_row["agent_name"],
+                output_text=trace_row["output"],
+                run=trace_row["run"],
+                case_key=trace_row["case_key"],
+                session_id=trace_row["session_id"],
+            )
+            evaluation_rows.append(row)
+            rule_rows.extend(rules)
+            evaluation_id = row["id"]
+            latest = {"latest_evaluation_id": evaluation_id, "latest_score": row["score"]}
+        if outcome.derivation is not None:
+            # the fresh fields and, when judged, the pointer to the verdict:
+            # one UPDATE of the trace row instead of two
+            fields, extras, inputs = outcome.derivation
+            values = {**fields, **extras, **latest}
+            derivations.append((job.tenant_id, job.trace_id, values, inputs))
+            stored.append(outcome.stored)
+        finished.append((job.id, evaluation_id))
+    return _Prepared(
+        outcomes,
+        prepare_evaluations(dialect, evaluation_rows, rule_rows),
+        assembly.prepare_derivations(dialect, derivations, index=index, stored=stored),
+        finished,
+    )
+
+
 def _store(
     engine: Engine, outcomes: list[Outcome], stats: BatchStats, *, index: bool = True
 ) -> None:
@@ -188,77 +257,60 @@ def _store(
     on PostgreSQL they are locked first, on SQLite the transaction takes the
     write lock up front, so a job whose lease passed to another worker adds
     nothing twice.
+
+    The rows are built first, outside the transaction: on SQLite every
+    writer waits while one holds the lock, and building them (the verdicts'
+    JSON, the search rows) was ~40 % of the time a store held it. A job lost
+    meanwhile (rare: its lease ran out) has them built again without it.
     """
     now = codec.utcnow()
-    with engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
+    dialect = engine.dialect.name
+    judged = [o for o in outcomes if o.error is None]
+    prepared = _prepare(judged, dialect, now, index=index)
+    with write_turn(engine), engine.connect() as conn:
+        if dialect == "sqlite":
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         ours = job_store.owned(conn, [o.job for o in outcomes])
-        derivations: list[tuple[str, str, dict[str, Any], assembly.DerivedFrom]] = []
-        stored: list[dict[str, Any] | None] = []
-        evaluation_rows: list[dict[str, Any]] = []
-        rule_rows: list[dict[str, Any]] = []
-        finished: list[tuple[int, str | None]] = []
+        if any(o.job.id not in ours for o in judged):
+            prepared = _prepare([o for o in judged if o.job.id in ours], dialect, now, index=index)
+        failed_rows: list[dict[str, Any]] = []
+        failed_rules: list[dict[str, Any]] = []
         for outcome in outcomes:
             job = outcome.job
-            if job.id not in ours:
-                continue  # another worker owns it now
-            if outcome.error is not None:
-                stats.failed += 1
-                if job_store.fail(conn, job, error=outcome.error, now=now):
-                    row, rules = store_rows(
-                        tenant_id=job.tenant_id,
-                        result=unknown_result(job.eval_type, outcome.error),
-                        now=now,
-                        trace_id=job.trace_id,
-                        trace_revision=job.revision,
-                    )
-                    evaluation_rows.append(row)
-                    rule_rows.extend(rules)
-                    job_store.attach_evaluation(conn, job.id, row["id"])
-                    log.error("job %s failed for good: %s", job.id, outcome.error)
+            if outcome.error is None or job.id not in ours:
                 continue
-            trace_row = outcome.trace_row
-            evaluation_id = None
-            latest: dict[str, Any] = {}
-            if outcome.result is not None and trace_row is not None:
+            stats.failed += 1
+            if job_store.fail(conn, job, error=outcome.error, now=now):
                 row, rules = store_rows(
                     tenant_id=job.tenant_id,
-                    result=outcome.result,
+                    result=unknown_result(job.eval_type, outcome.error),
                     now=now,
                     trace_id=job.trace_id,
                     trace_revision=job.revision,
-                    agent_name=trace_row["agent_name"],
-                    output_text=trace_row["output"],
-                    run=trace_row["run"],
-                    case_key=trace_row["case_key"],
-                    session_id=trace_row["session_id"],
                 )
-                evaluation_rows.append(row)
-                rule_rows.extend(rules)
-                evaluation_id = row["id"]
-                latest = {"latest_evaluation_id": evaluation_id, "latest_score": row["score"]}
-                stats.evaluated += 1
-                kind = str(outcome.result.get("eval_type", "all"))
-                stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
-            if outcome.derivation is not None:
-                # the fresh fields and, when judged, the pointer to the
-                # verdict: one UPDATE of the trace row instead of two
-                fields, extras, inputs = outcome.derivation
-                values = {**fields, **extras, **latest}
-                derivations.append((job.tenant_id, job.trace_id, values, inputs))
-                stored.append(outcome.stored)
-            finished.append((job.id, evaluation_id))
-        applied = assembly.save_derivations(conn, derivations, index=index, stored=stored)
+                failed_rows.append(row)
+                failed_rules.extend(rules)
+                job_store.attach_evaluation(conn, job.id, row["id"])
+                log.error("job %s failed for good: %s", job.id, outcome.error)
+        applied = assembly.apply_derivations(conn, prepared.derivations)
         stats.derived += sum(applied)
         linked = {
             (tenant_id, trace_id)
-            for ok, (tenant_id, trace_id, values, _) in zip(applied, derivations, strict=True)
+            for ok, (tenant_id, trace_id, values, _) in zip(
+                applied, prepared.derivations.items, strict=True
+            )
             if ok and "latest_evaluation_id" in values
         }
-        insert_evaluations(conn, evaluation_rows, rule_rows, linked=linked)
-        job_store.finish_many(conn, finished, now=now)
+        insert_prepared(conn, prepared.evaluations, linked=linked)
+        if failed_rows:
+            insert_evaluations(conn, failed_rows, failed_rules)
+        job_store.finish_many(conn, prepared.finished, now=now)
         conn.commit()
+    for outcome in prepared.outcomes:
+        if outcome.result is not None and outcome.trace_row is not None:
+            stats.evaluated += 1
+            kind = str(outcome.result.get("eval_type", "all"))
+            stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
 
 
 def process_batch(

@@ -31,7 +31,13 @@ from sqlalchemy import (
 )
 
 from storage import codec, search
-from storage.fastinsert import driver_datetime, insert_rows, insert_values, update_rows
+from storage.fastinsert import (
+    driver_datetime,
+    execute_update,
+    insert_rows,
+    insert_values,
+    update_statement,
+)
 from storage.models import (
     OPEN_TRACE,
     EvaluationJob,
@@ -325,8 +331,35 @@ def save_derivations(
     without one), leaves out of each UPDATE the columns the row already
     holds (``unchanged_columns``).
     """
-    if not items:
-        return []
+    prepared = prepare_derivations(conn.dialect.name, items, index=index, stored=stored)
+    return apply_derivations(conn, prepared)
+
+
+class PreparedDerivations:
+    """``save_derivations``'s statements and search rows, built before the
+    transaction (``prepare_derivations``; see ``storage.evaluations``'s
+    ``PreparedEvaluations`` for why)."""
+
+    def __init__(
+        self,
+        items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
+        updates: list[tuple[list[int], tuple[str, list[tuple[Any, ...]]]]],
+        documents: list[dict[str, Any]] | None,
+    ) -> None:
+        self.items = items
+        # (positions in items, the guarded UPDATE for them) per set of columns
+        self.updates = updates
+        self.documents = documents  # an index row per item; None: not indexed
+
+
+def prepare_derivations(
+    dialect: str,
+    items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
+    *,
+    index: bool = True,
+    stored: Sequence[Mapping[str, Any] | None] | None = None,
+) -> PreparedDerivations:
+    """What ``apply_derivations`` runs for ``items`` (see ``save_derivations``)."""
     # One UPDATE per set of columns (a derivation may also point the trace at
     # the verdict stored with it, see ``service.worker``): a column missing
     # from one item must not be written as NULL by another item's statement.
@@ -339,21 +372,43 @@ def save_derivations(
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, values in enumerate(written):
         groups.setdefault(tuple(sorted(values)), []).append(i)
+    updates = [
+        (positions, _guarded_update(dialect, columns, [(items[i], written[i]) for i in positions]))
+        for columns, positions in groups.items()
+    ]
+    documents = None
+    if index:
+        documents = [
+            search.document({"tenant_id": tenant_id, "trace_id": trace_id, **values})
+            for tenant_id, trace_id, values, _ in items
+        ]
+    return PreparedDerivations(items, updates, documents)
+
+
+def apply_derivations(conn: Connection, prepared: PreparedDerivations) -> list[bool]:
+    """Run a ``prepare_derivations``: which derivations applied (their guards held)."""
+    items = prepared.items
+    if not items:
+        return []
     applied = [False] * len(items)
-    for columns, positions in groups.items():
-        group = [(*items[i][:2], written[i], items[i][3]) for i in positions]
-        for i, ok in zip(positions, _update_guarded(conn, columns, group), strict=True):
+    for positions, statement in prepared.updates:
+        changed = execute_update(conn, statement)
+        if conn.dialect.supports_sane_multi_rowcount and changed == len(positions):
+            held = [True] * len(positions)
+        else:  # a span or a log event arrived for some (or the driver cannot say): ask the rows
+            group = [items[i] for i in positions]
+            now = _inputs_now(conn, [(t, i) for t, i, _, _ in group])
+            held = [now.get((t, i)) == inputs for t, i, _, inputs in group]
+        for i, ok in zip(positions, held, strict=True):
             applied[i] = ok
-    if index:  # two revisions of one trace in a batch: index the last once
+    if prepared.documents is not None:  # two revisions of one trace in a batch: index the last once
         docs: dict[tuple[str, str], dict[str, Any]] = {}
-        for ok, (tenant_id, trace_id, values, _) in zip(applied, items, strict=True):
+        for ok, (tenant_id, trace_id, _, _), doc in zip(
+            applied, items, prepared.documents, strict=True
+        ):
             if ok:
-                docs[(tenant_id, trace_id)] = {
-                    "tenant_id": tenant_id,
-                    "trace_id": trace_id,
-                    **values,
-                }
-        search.index_rows(conn, list(docs.values()), replace=True)
+                docs[(tenant_id, trace_id)] = doc
+        search.index_documents(conn, list(docs.values()), replace=True)
     return applied
 
 
@@ -385,14 +440,15 @@ def _without(values: dict[str, Any], columns: set[str]) -> dict[str, Any]:
     return {c: v for c, v in values.items() if c not in columns}
 
 
-def _update_guarded(
-    conn: Connection,
+def _guarded_update(
+    dialect: str,
     columns: tuple[str, ...],
-    items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
-) -> list[bool]:
-    """``save_derivations`` for items that all set ``columns``: which applied."""
+    items: list[tuple[tuple[str, str, dict[str, Any], DerivedFrom], dict[str, Any]]],
+) -> tuple[str, list[tuple[Any, ...]]]:
+    """The UPDATE of items that all set ``columns`` (each item with the values
+    it writes), guarded by the span and log counts its derivation read."""
     rows = []
-    for tenant_id, trace_id, values, inputs in items:
+    for (tenant_id, trace_id, _, inputs), values in items:
         row = {c: values.get(c) for c in columns}
         row.update(
             derived=True,
@@ -403,12 +459,7 @@ def _update_guarded(
         )
         rows.append(row)
     keys = ("tenant_id", "trace_id", "span_count", "log_writes")
-    changed = update_rows(conn, traces, rows, keys=keys)
-    if conn.dialect.supports_sane_multi_rowcount and changed == len(items):
-        return [True] * len(items)
-    # a span or a log event arrived for some (or the driver cannot say): ask the rows
-    now = _inputs_now(conn, [(t, i) for t, i, _, _ in items])
-    return [now.get((t, i)) == inputs for t, i, _, inputs in items]
+    return update_statement(dialect, traces, rows, keys=keys)
 
 
 def _inputs_now(

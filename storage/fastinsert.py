@@ -119,11 +119,21 @@ def insert_rows(
     ``ordered`` insists on ``executemany``, which inserts in the given order."""
     if not rows:
         return
-    columns = tuple(rows[0])
-    dialect = conn.dialect.name
-    kinds = _plan(dialect, table, columns, ignore_conflicts)[1]
-    values = _tuples(rows, columns, kinds, sqlite=dialect == "sqlite")
+    columns, values = driver_rows(conn.dialect.name, table, rows)
     insert_values(conn, table, columns, values, ignore_conflicts=ignore_conflicts, ordered=ordered)
+
+
+def driver_rows(
+    dialect: str, table: Table, rows: Sequence[dict[str, Any]]
+) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
+    """``rows`` (all with the same keys) as ``insert_values`` takes them: the
+    columns, and a tuple of driver values per row. Needs no connection, so a
+    worker builds them before it takes its turn at SQLite's write lock."""
+    if not rows:
+        return (), []
+    columns = tuple(rows[0])
+    kinds = _kinds(table, columns)
+    return columns, _tuples(rows, columns, kinds, sqlite=dialect == "sqlite")
 
 
 def insert_values(
@@ -184,11 +194,26 @@ def update_rows(
     """
     if not rows:
         return 0
+    return execute_update(conn, update_statement(conn.dialect.name, table, rows, keys=keys))
+
+
+def update_statement(
+    dialect: str, table: Table, rows: Sequence[dict[str, Any]], *, keys: tuple[str, ...]
+) -> tuple[str, list[tuple[Any, ...]]]:
+    """``update_rows``'s statement and driver parameters, built without a
+    connection (see ``driver_rows``); ``execute_update`` runs them."""
     columns = tuple(c for c in rows[0] if c not in keys)
-    dialect = conn.dialect.name
     order = columns + keys
     sql = _update_sql(dialect, table, columns, keys)
-    params = _tuples(rows, order, _kinds(table, order), sqlite=dialect == "sqlite")
+    return sql, _tuples(rows, order, _kinds(table, order), sqlite=dialect == "sqlite")
+
+
+def execute_update(conn: Connection, statement: tuple[str, list[tuple[Any, ...]]]) -> int:
+    """Run an ``update_statement``; the rows changed, or -1 where the driver
+    cannot tell."""
+    sql, params = statement
+    if not params:
+        return 0
     return int(conn.exec_driver_sql(sql, params).rowcount)
 
 

@@ -136,9 +136,16 @@ def index_rows(conn: Connection, rows: Sequence[dict[str, Any]], *, replace: boo
 
     ``replace`` first removes an existing index row (re-derived traces).
     """
-    if not rows:
+    index_documents(conn, [document(r) for r in rows], replace=replace)
+
+
+def index_documents(
+    conn: Connection, docs: Sequence[dict[str, Any]], *, replace: bool = False
+) -> None:
+    """``index_rows`` of the index rows ``document`` made (a worker makes them
+    before its transaction)."""
+    if not docs:
         return
-    docs = [document(r) for r in rows]
     keys = [(d["tenant_id"], d["trace_id"]) for d in docs]
     if conn.dialect.name == "sqlite":
         rowids = _sqlite_rowids(conn, keys)

@@ -35,6 +35,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from storage.walcheckpoint import WalCheckpointer
+from storage.writeturn import write_turn
 
 log = logging.getLogger("iris.writer")
 
@@ -380,7 +381,7 @@ def _apply(bind: Engine | Connection, jobs: list[WriteJob]) -> list[Any]:
     for index, job in enumerate(jobs):
         groups[type(job)].append(index)
     results: list[Any] = [None] * len(jobs)
-    with _transaction(bind) as conn:
+    with write_turn(bind.engine), _transaction(bind) as conn:
         for job_type, indexes in groups.items():
             group_results = job_type.apply_group(conn, [jobs[i] for i in indexes])
             for i, result in zip(indexes, group_results, strict=True):

@@ -40,6 +40,8 @@ from storage.engine import SQLITE_BUSY_TIMEOUT_MS, is_sqlite
 _FIRST_WAIT_S = 0.0001
 _LONGEST_WAIT_S = 0.0005
 
+_turns_lock = threading.Lock()  # guards ``_turns`` and each turn's opening
+
 
 class WriteTurn:
     """The turn at one database file's write lock, for this process."""
@@ -51,21 +53,30 @@ class WriteTurn:
         self._fd = -1
         self._pid = 0
 
-    def _file(self) -> int:
-        if self._pid != os.getpid():  # a forked child must not share the parent's lock
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            self._pid = os.getpid()
-        return self._fd
+    def _for_this_process(self) -> None:
+        """Open the lock file in this process. A forked child reopens it: a
+        lock taken on the open file it inherited would be its parent's too
+        (``flock`` locks belong to the open file, not the process), and the
+        thread lock it inherited may be held by a thread it does not have."""
+        if self._pid == os.getpid():
+            return
+        with _turns_lock:
+            if self._pid != os.getpid():
+                self._threads = threading.Lock()
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                self._pid = os.getpid()
 
     @contextlib.contextmanager
     def held(self) -> Iterator[bool]:
         """Hold the turn for the block; yields whether it was got in time."""
         deadline = time.monotonic() + self.timeout_s
-        if not self._threads.acquire(timeout=self.timeout_s):
+        self._for_this_process()
+        threads = self._threads
+        if not threads.acquire(timeout=self.timeout_s):
             yield False
             return
         try:
-            fd = self._file()
+            fd = self._fd
             got = _poll_flock(fd, deadline)
             try:
                 yield got
@@ -73,7 +84,7 @@ class WriteTurn:
                 if got:
                     fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            self._threads.release()
+            threads.release()
 
 
 def _poll_flock(fd: int, deadline: float) -> bool:
@@ -90,7 +101,6 @@ def _poll_flock(fd: int, deadline: float) -> bool:
 
 
 _turns: dict[str, WriteTurn] = {}
-_turns_lock = threading.Lock()
 
 
 def turn_path(engine: Engine) -> str | None:

@@ -217,3 +217,48 @@ def test_log_events_landing_while_a_trace_is_derived_reach_its_fields(
     assert detail["trace"]["input"] == "What's the weather in Paris right now, and what is 23 * 7?"
     assert detail["trace"]["output"].startswith("In Paris it is currently 18.5°C")
     assert len(detail["evals"]) == 2  # judged at each revision
+
+
+def test_a_store_leaves_out_jobs_whose_lease_passed_to_another_worker(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # A worker builds its verdict rows before it takes the write lock; a job
+    # another worker reclaimed meanwhile must contribute nothing of them.
+    from service import worker
+    from service.evaluation import DeployedRules
+
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    ids = [
+        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
+            "trace_id"
+        ]
+        for i in range(3)
+    ]
+    claimed = worker._claim(state.engine, state.settings, "first")
+    assert sorted(j.trace_id for j in claimed) == sorted(ids)
+    deployed = DeployedRules(ttl_s=0)
+    stats = worker.BatchStats()
+    with state.engine.connect() as conn:
+        reads = worker._read_all(conn, claimed)
+        rules = deployed.get(conn, state.tenant)
+    outcomes = [
+        worker._compute(job, row, spans, logs, rules, stats)
+        for job, (row, spans, logs) in zip(claimed, reads, strict=True)
+    ]
+    stolen = claimed[1]
+    with state.engine.begin() as conn:  # its lease ran out and another worker took it
+        conn.execute(
+            update(EvaluationJob)
+            .where(EvaluationJob.id == stolen.id)
+            .values(worker="second", attempts=EvaluationJob.attempts + 1)
+        )
+    worker._store(state.engine, outcomes, stats)
+    assert stats.evaluated == 2
+    for job in claimed:
+        evals = client.get(f"/api/v1/traces/{job.trace_id}").json()["evals"]
+        assert len(evals) == (0 if job is stolen else 1)
+    with state.engine.connect() as conn:
+        states = dict(conn.execute(select(EvaluationJob.trace_id, EvaluationJob.state)).all())
+    assert states[stolen.trace_id] == "running"
+    assert {states[j.trace_id] for j in claimed if j is not stolen} == {"done"}

@@ -126,12 +126,14 @@ async def _supervise(pool: WorkerPool, metrics: IrisMetrics) -> None:
         pool.supervise()
         if pool.restarts > before:
             metrics.worker_restarts.inc(pool.restarts - before)
-        for claimed, evaluated, _failed, seconds, per_type in pool.drain_reports():
+        for claimed, evaluated, _failed, seconds, per_type, turns, waited in pool.drain_reports():
             for bundle, n in per_type.items():
                 metrics.evaluations.inc(n, bundle=bundle)
             if claimed:
                 bundle = next(iter(per_type), "none")
                 metrics.evaluation_seconds.observe(seconds / claimed, bundle=bundle)
+            metrics.write_turns.inc(turns, process="worker")
+            metrics.write_wait_seconds.inc(waited, process="worker")
             del evaluated
 
 

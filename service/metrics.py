@@ -66,6 +66,11 @@ class Counter(_Metric):
         with self._lock:
             self._values[_key(labels)] += amount
 
+    def set_total(self, total: float, **labels: str) -> None:
+        """For a count kept elsewhere (in this process): its running total."""
+        with self._lock:
+            self._values[_key(labels)] = total
+
     def value(self, **labels: str) -> float:
         return self._values.get(_key(labels), 0.0)
 
@@ -189,6 +194,15 @@ class IrisMetrics:
         self.evaluation_seconds = r.summary(
             "iris_evaluation_batch_seconds_per_trace",
             "Worker time per trace (claim, derive, judge, store), by bundle.",
+        )
+        self.write_turns = r.counter(
+            "iris_sqlite_write_turns_total",
+            "Write transactions that took a turn at SQLite's one write lock, by process.",
+        )
+        self.write_wait_seconds = r.counter(
+            "iris_sqlite_write_wait_seconds_total",
+            "Seconds writers waited for their turn at SQLite's write lock, by process "
+            "(growing near the workers' busy time: the database is the limit; see PostgreSQL).",
         )
         self.worker_restarts = r.counter(
             "iris_worker_restarts_total", "Worker processes restarted after dying."

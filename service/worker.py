@@ -49,7 +49,7 @@ from storage.evaluations import (
 )
 from storage.evaluations import evaluation_rows as store_rows
 from storage.models import Trace
-from storage.writeturn import write_turn
+from storage.writeturn import wait_totals, write_turn
 
 log = logging.getLogger("iris.worker")
 traces = Trace.__table__
@@ -440,6 +440,7 @@ def run_worker(
     rules = DeployedRules()
     name = worker_name(index)
     idle_sleep = IDLE_SLEEP_S[0]
+    reported_turns, reported_wait = 0, 0.0
     log.info("worker %s started", name)
     try:
         while not stop.is_set():
@@ -452,6 +453,7 @@ def run_worker(
             if stats.claimed:
                 idle_sleep = IDLE_SLEEP_S[0]
                 if report is not None:
+                    turns, waited = wait_totals()
                     with contextlib.suppress(Exception):  # metrics must never stop work
                         report.put_nowait(
                             (
@@ -460,8 +462,11 @@ def run_worker(
                                 stats.failed,
                                 stats.seconds,
                                 dict(stats.per_eval_type),
+                                turns - reported_turns,  # SQLite write turns since the last
+                                waited - reported_wait,  # and the seconds spent waiting for them
                             )
                         )
+                    reported_turns, reported_wait = turns, waited
             else:
                 stop.wait(idle_sleep)
                 idle_sleep = min(idle_sleep * 2, IDLE_SLEEP_S[1])
@@ -517,7 +522,7 @@ class WorkerPool:
                 self.restarts += 1
                 self._procs[i] = self._spawn(i)
 
-    def drain_reports(self) -> list[tuple[int, int, int, float, dict[str, int]]]:
+    def drain_reports(self) -> list[tuple[int, int, int, float, dict[str, int], int, float]]:
         """Batch figures the workers sent since the last call."""
         out = []
         while True:

@@ -52,6 +52,10 @@ class WriteTurn:
         self._threads = threading.Lock()
         self._fd = -1
         self._pid = 0
+        # Turns taken and seconds spent waiting for them, in this process:
+        # how contended SQLite's single writer is (``GET /metrics``).
+        self.turns = 0
+        self.waited_s = 0.0
 
     def _for_this_process(self) -> None:
         """Open the lock file in this process. A forked child reopens it: a
@@ -78,6 +82,8 @@ class WriteTurn:
         try:
             fd = self._fd
             got = _poll_flock(fd, deadline)
+            self.turns += 1
+            self.waited_s += time.monotonic() - (deadline - self.timeout_s)
             try:
                 yield got
             finally:
@@ -101,6 +107,13 @@ def _poll_flock(fd: int, deadline: float) -> bool:
 
 
 _turns: dict[str, WriteTurn] = {}
+
+
+def wait_totals() -> tuple[int, float]:
+    """Turns this process has taken at any database's write lock, and the
+    seconds it waited for them (other threads' and processes' turns)."""
+    turns = list(_turns.values())
+    return sum(t.turns for t in turns), sum(t.waited_s for t in turns)
 
 
 def turn_path(engine: Engine) -> str | None:

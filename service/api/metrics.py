@@ -12,6 +12,7 @@ from service.metrics import Registry
 from service.state import ServiceState
 from storage import codec
 from storage import jobs as job_store
+from storage.writeturn import wait_totals
 
 router = APIRouter()
 
@@ -57,5 +58,8 @@ async def metrics(request: Request) -> PlainTextResponse:
         m.queue_depth.set(-1, state="unknown")
     if state.workers is not None:
         m.workers_alive.set(state.workers.alive)
+    turns, waited = wait_totals()  # this process's: the group commit and the sweeps
+    m.write_turns.set_total(turns, process="receiver")
+    m.write_wait_seconds.set_total(waited, process="receiver")
     body = m.registry.render() + _writer_series(state)
     return PlainTextResponse(body, media_type="text/plain; version=0.0.4; charset=utf-8")

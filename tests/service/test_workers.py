@@ -118,9 +118,31 @@ def test_pending_jobs_survive_a_restart(tmp_path: Path, db_url: str) -> None:
     with live_server(tmp_path / "a", db_url, IRIS_WORKERS="0") as server:
         ids = post_native(server.url, 30)
     assert job_counts(db_url) == {"pending": 30}
-    with live_server(tmp_path / "b", db_url, IRIS_WORKERS="1"):
+    with live_server(tmp_path / "b", db_url, IRIS_WORKERS="1") as server:
         wait_until(lambda: job_counts(db_url).get("done", 0) == 30, 120, "jobs done after restart")
+        # The workers' figures reach the server's metrics (folded in each second).
+        wait_until(
+            lambda: _metric(server.url, "iris_evaluations_total") == 30, 30, "evaluations counted"
+        )
+        turns = _metric(server.url, 'iris_sqlite_write_turns_total{process="worker"}')
+        waited = _metric(server.url, 'iris_sqlite_write_wait_seconds_total{process="worker"}')
+        if db_url.startswith("sqlite"):  # a claim and a store a batch, at least
+            assert turns >= 2 and waited >= 0
+        else:  # PostgreSQL locks rows: no turns to take
+            assert turns == 0 and waited == 0
     assert set(evaluations_per_trace(db_url)) == set(ids)
+
+
+def _metric(url: str, series: str) -> float:
+    """``series`` in ``GET /metrics``; a bare name sums its samples over their labels."""
+    total = 0.0
+    for line in httpx.get(f"{url}/metrics", timeout=30).text.splitlines():
+        name, _, value = line.rpartition(" ")
+        if not line.startswith("#") and (
+            name == series or ("{" not in series and name.startswith(series + "{"))
+        ):
+            total += float(value)
+    return total
 
 
 def test_two_receivers_two_workers_one_database(tmp_path: Path, db_url: str) -> None:

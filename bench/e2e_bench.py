@@ -152,6 +152,26 @@ def print_cpu(
     )
 
 
+def write_turns(metrics_url: str) -> dict[str, tuple[float, float]]:
+    """Per process (receiver, worker): the write transactions that took a turn
+    at SQLite's write lock and the seconds spent waiting for one, from the
+    server's ``/metrics`` (empty on PostgreSQL or if it cannot be read)."""
+    try:
+        text = httpx.get(metrics_url, timeout=10).text
+    except httpx.HTTPError:
+        return {}
+    found: dict[str, list[float]] = {}
+    for line in text.splitlines():
+        for index, name in enumerate(
+            ("iris_sqlite_write_turns_total", "iris_sqlite_write_wait_seconds_total")
+        ):
+            prefix = name + '{process="'
+            if line.startswith(prefix):
+                who = line[len(prefix) :].split('"', 1)[0]
+                found.setdefault(who, [0.0, 0.0])[index] = float(line.rpartition(" ")[2])
+    return {who: (n, waited) for who, (n, waited) in found.items() if n}
+
+
 def percentile(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
@@ -402,6 +422,8 @@ def main() -> int:
             )
         waits = delays(engine)
         engine.dispose()
+        time.sleep(1.5)  # the server folds its workers' figures into /metrics each second
+        turns = write_turns(f"http://127.0.0.1:{http_port}/metrics")
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -436,6 +458,11 @@ def main() -> int:
             f"evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
         )
     print_cpu(cpu_before, cpu_after, args.traces)
+    if turns:
+        print(
+            "turns at SQLite's write lock (transactions; seconds waited): "
+            + ", ".join(f"{who} {n:,.0f}; {waited:.1f} s" for who, (n, waited) in turns.items())
+        )
     if waits:
         print(f"mean delay {statistics.mean(waits):.2f} s over {len(waits)} traces")
     return 0 if evaluated_at else 1

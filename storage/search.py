@@ -55,7 +55,7 @@ def _flatten(value: Any, out: list[str]) -> None:
     appended by the caller's loop instead of a call each."""
     if isinstance(value, dict):
         for key, item in value.items():
-            out.append(str(key))
+            out.append(key if type(key) is str else str(key))
             if isinstance(item, str):
                 out.append(item)
             elif item is not None:

@@ -7,10 +7,10 @@ the orphans are kept and judged as they are), or a finalize was requested.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar, Final, NamedTuple, cast
 
 from mypy_extensions import mypyc_attr
 from sqlalchemy import (
@@ -314,7 +314,7 @@ def save_derivations(
     items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
     *,
     index: bool = True,
-    stored: Sequence[Mapping[str, Any] | None] | None = None,
+    stored: Sequence[dict[str, Any] | None] | None = None,
 ) -> list[bool]:
     """Store fresh derivations: (tenant, trace, column values, inputs) each.
 
@@ -357,7 +357,7 @@ def prepare_derivations(
     items: list[tuple[str, str, dict[str, Any], DerivedFrom]],
     *,
     index: bool = True,
-    stored: Sequence[Mapping[str, Any] | None] | None = None,
+    stored: Sequence[dict[str, Any] | None] | None = None,
 ) -> PreparedDerivations:
     """What ``apply_derivations`` runs for ``items`` (see ``save_derivations``)."""
     # One UPDATE per set of columns (a derivation may also point the trace at
@@ -366,7 +366,7 @@ def prepare_derivations(
     written = [values for _, _, values, _ in items]
     if stored is not None:
         written = [
-            values if row is None else _without(values, unchanged_columns(values, row))
+            values if row is None else changed_values(values, row)
             for values, row in zip(written, stored, strict=True)
         ]
     groups: dict[tuple[str, ...], list[int]] = {}
@@ -379,7 +379,7 @@ def prepare_derivations(
     documents = None
     if index:
         documents = [
-            search.document({"tenant_id": tenant_id, "trace_id": trace_id, **values})
+            search.document_of(tenant_id, trace_id, values)
             for tenant_id, trace_id, values, _ in items
         ]
     return PreparedDerivations(items, updates, documents)
@@ -414,10 +414,11 @@ def apply_derivations(conn: Connection, prepared: PreparedDerivations) -> list[b
 
 # What a JSON column held is compared as parsed values, which may be equal
 # where the stored text is not (key order); such columns are always written.
-_JSON_COLUMNS = frozenset(c.name for c in traces.c if isinstance(c.type, JSON))
+# (Final: compiled, a static instead of a lookup in the module's globals per column.)
+_JSON_COLUMNS: Final = frozenset(c.name for c in traces.c if isinstance(c.type, JSON))
 
 
-def unchanged_columns(values: Mapping[str, Any], row: Mapping[str, Any]) -> set[str]:
+def unchanged_columns(values: dict[str, Any], row: dict[str, Any]) -> set[str]:
     """The columns of ``values`` that ``row`` (the trace row as read) already
     holds, of the same type (``2`` is not ``2.0``: they read back apart).
 
@@ -427,17 +428,25 @@ def unchanged_columns(values: Mapping[str, Any], row: Mapping[str, Any]) -> set[
     whose columns the statement sets (six of them), changed or not. Safe
     under the ``DerivedFrom`` guard: what else writes these columns without
     adding spans (a finalize request) is then kept instead of overwritten."""
+    return set(values) - set(changed_values(values, row))
+
+
+# Stands for a column ``row`` lacks in ``changed_values`` (no column holds it).
+_ABSENT: Final = object()
+
+
+def changed_values(values: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """``values`` without its ``unchanged_columns``, in one pass (a set of
+    them and then a second dict took twice the work; typed as dicts, which
+    they are, so the compiled lookups are dict lookups)."""
     return {
-        c
+        c: v
         for c, v in values.items()
-        if c not in _JSON_COLUMNS and c in row and type(old := row[c]) is type(v) and old == v
+        if c in _JSON_COLUMNS
+        or (old := row.get(c, _ABSENT)) is _ABSENT
+        or type(old) is not type(v)
+        or old != v
     }
-
-
-def _without(values: dict[str, Any], columns: set[str]) -> dict[str, Any]:
-    if not columns:
-        return values
-    return {c: v for c, v in values.items() if c not in columns}
 
 
 def _guarded_update(

@@ -192,15 +192,34 @@ def failed_rule_rows(
     return rules
 
 
-# id of a plan's descriptions -> (the descriptions, where each one's verdict is among its values)
-_VERDICT_AT: dict[int, tuple[tuple[RuleDescription, ...], tuple[int | None, ...]]] = {}
+# The keys of a rule result ``failed_rule_rows`` reads (``_outcome`` included).
+_READ_KEYS = ("verdict", "skipped", "passed", "rule", "ruleName", "score", "critical")
+# Of one description, per read key it has: (key, is static, its static value
+# or its position among the values).
+_Reader = tuple[tuple[str, bool, Any], ...]
+# id of a plan's descriptions -> (the descriptions, where each one's verdict
+# is among its values, each one's reader)
+_VERDICT_AT: dict[
+    int, tuple[tuple[RuleDescription, ...], tuple[int | None, ...], tuple[_Reader, ...]]
+] = {}
+
+
+def _reader(d: RuleDescription) -> _Reader:
+    out = []
+    for key in _READ_KEYS:
+        if key not in d.keys:
+            continue
+        at = d.position(key)
+        out.append((key, False, at) if at is not None else (key, True, d.value((), key)))
+    return tuple(out)
 
 
 def _not_passed(results: Any) -> Iterable[dict[str, Any]]:
     """The rule results whose verdict is neither pass nor skipped, or all of
-    them: of a ``SplitResults`` only those are built, as read-only views (the
-    verdict is read from the kept values at a place found once per plan),
-    since ``failed_rule_rows`` passes over the others unread and changes none."""
+    them: of a ``SplitResults`` only those, and of each only the keys
+    ``failed_rule_rows`` reads (``_READ_KEYS``, read from the kept values at
+    places found once per plan), since it passes over the others unread and
+    changes none. A whole view of each was ~7k instructions."""
     if type(results) is not SplitResults:
         return cast(Iterable[dict[str, Any]], results)
     descriptions = results.descriptions
@@ -209,10 +228,13 @@ def _not_passed(results: Any) -> Iterable[dict[str, Any]]:
         if len(_VERDICT_AT) >= 512:
             _VERDICT_AT.clear()
         at = tuple(d.position("verdict") for d in descriptions)
-        known = _VERDICT_AT[id(descriptions)] = (descriptions, at)  # kept alive: ids stay
+        readers = tuple(_reader(d) for d in descriptions)
+        known = _VERDICT_AT[id(descriptions)] = (descriptions, at, readers)  # kept alive: ids stay
     return [
-        d.view(values)
-        for d, values, i in zip(descriptions, results.values, known[1], strict=True)
+        {key: v if static else values[v] for key, static, v in reader}
+        for d, values, i, reader in zip(
+            descriptions, results.values, known[1], known[2], strict=True
+        )
         if (values[i] if i is not None else d.value(values, "verdict")) not in _NOT_FAILED
     ]
 

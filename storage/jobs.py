@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, func, select, update
 
+from storage.driverread import fetch_all
 from storage.fastinsert import driver_datetime, update_rows
 from storage.models import EvaluationJob
 
@@ -139,7 +140,7 @@ def owned(conn: Connection, claimed: list[ClaimedJob]) -> set[int]:
     if conn.dialect.name == "sqlite":
         found: list[Any] = []
         for chunk in _chunks([j.id for j in claimed]):
-            found += conn.exec_driver_sql(_owned_sql(len(chunk)), tuple(chunk))
+            found += fetch_all(conn, _owned_sql(len(chunk)), tuple(chunk))
         return {job_id for job_id, *attempt in found if (job_id, *attempt) in mine}
     stmt = select(jobs.c.id, jobs.c.worker, jobs.c.attempts).where(
         and_(jobs.c.id.in_([j.id for j in claimed]), jobs.c.state == "running")
@@ -200,11 +201,12 @@ def _owned_sql(count: int) -> str:
 def _claim_sqlite(
     conn: Connection, *, worker: str, limit: int, lease: timedelta, now: datetime
 ) -> list[ClaimedJob]:
-    """``claim`` on SQLite: the same two reads and one UPDATE, as text."""
+    """``claim`` on SQLite: the same two reads and one UPDATE, as text (the
+    reads through the driver's cursor, ``storage.driverread``)."""
     at = _sqlite_time(now)
-    rows = list(conn.exec_driver_sql(_EXPIRED_SQLITE, (at, limit)))
+    rows = fetch_all(conn, _EXPIRED_SQLITE, (at, limit))
     if len(rows) < limit:
-        rows += conn.exec_driver_sql(_PENDING_SQLITE, (limit - len(rows),))
+        rows += fetch_all(conn, _PENDING_SQLITE, (limit - len(rows),))
     if not rows:
         return []
     until = _sqlite_time(now + lease)

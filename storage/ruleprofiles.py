@@ -200,9 +200,12 @@ def _split_apart(results: SplitResults) -> tuple[Any, dict[str, Body]]:
             profiles[profile_id] = body
         known = _bounded(_APART, _VERDICT_LIMIT)[id(descriptions)] = (descriptions, ids, profiles)
     _, ids, profiles = known
-    text = jsontext.encode_fast_utf8(
-        {MARKER: [[pid, *values] for pid, values in zip(ids, results.values, strict=True)]}
-    )
+    values = results.values
+    if len(values) != len(ids):
+        raise ValueError(f"{len(values)} rule results for {len(ids)} descriptions")
+    # By index, not zip(strict=True): compiled, that zip is a call into Python
+    # and a tuple per rule.
+    text = jsontext.encode_fast_utf8({MARKER: [[ids[i], *values[i]] for i in range(len(ids))]})
     if text is None:  # orjson cannot write a value: as ``split`` stores the whole list
         return split(results.whole())
     return jsontext.Encoded(text), profiles

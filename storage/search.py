@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -30,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.sql import ColumnElement, Select
 
 from evaluators.text.case import lower
+from storage.driverread import fetch_all
 
 # Not part of the ORM metadata: the migration creates it per dialect.
 _search_metadata = MetaData()
@@ -54,7 +55,7 @@ def _flatten(value: Any, out: list[str]) -> None:
     appended by the caller's loop instead of a call each."""
     if isinstance(value, dict):
         for key, item in value.items():
-            out.append(str(key))
+            out.append(key if type(key) is str else str(key))
             if isinstance(item, str):
                 out.append(item)
             elif item is not None:
@@ -91,9 +92,15 @@ def flatten_text(value: Any) -> str:
 
 def document(row: dict[str, Any]) -> dict[str, Any]:
     """The index row for a ``traces`` row dict."""
+    return document_of(row["tenant_id"], row["trace_id"], row)
+
+
+def document_of(tenant_id: str, trace_id: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """The index row of trace ``trace_id`` whose other columns ``row`` holds
+    (a derivation's values: no copy of them with the key added)."""
     return {
-        "tenant_id": row["tenant_id"],
-        "trace_id": row["trace_id"],
+        "tenant_id": tenant_id,
+        "trace_id": trace_id,
         "input": (row.get("input") or "")[:MAX_FIELD_CHARS],
         "output": (row.get("output") or "")[:MAX_FIELD_CHARS],
         "tools": flatten_text(row.get("tool_calls")),
@@ -112,8 +119,8 @@ def _sqlite_rowids(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tu
     for tenant_id, ids in by_tenant.items():
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            # SQLAlchemy's types call a row a tuple; it is a Row (compiled code checks).
-            rows: Iterable[Sequence[Any]] = conn.exec_driver_sql(
+            rows = fetch_all(
+                conn,
                 "SELECT rowid, trace_id FROM traces WHERE tenant_id = ? "
                 f"AND trace_id IN ({', '.join('?' for _ in chunk)})",
                 (tenant_id, *chunk),
@@ -124,10 +131,13 @@ def _sqlite_rowids(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tu
 
 
 def _delete_sqlite(conn: Connection, rowids: list[int]) -> None:
+    """Delete index rows by rowid. The rowids are parameters: as literals, each
+    statement's text was new and SQLite compiled it again every batch."""
     for i in range(0, len(rowids), 500):
         chunk = rowids[i : i + 500]
         conn.exec_driver_sql(
-            f"DELETE FROM trace_search WHERE rowid IN ({', '.join(str(r) for r in chunk)})"
+            f"DELETE FROM trace_search WHERE rowid IN ({', '.join('?' for _ in chunk)})",
+            tuple(chunk),
         )
 
 

@@ -87,6 +87,16 @@ def test_unchanged_columns_are_same_typed_equal_non_json_values() -> None:
     assert assembly.unchanged_columns(values, row) == {"agent_name", "run"}
 
 
+def test_changed_values_are_the_values_of_the_other_columns() -> None:
+    row = {"agent_name": "bot", "latency_ms": 2.0, "run": None, "output": "a"}
+    values = {"agent_name": "bot", "latency_ms": 2, "run": None, "output": "b", "session_id": None}
+    assert assembly.changed_values(values, row) == {
+        "latency_ms": 2,
+        "output": "b",
+        "session_id": None,  # not in the row as read: written
+    }
+
+
 def test_a_finalize_request_since_the_read_is_kept_when_the_derivation_agrees(
     engine: Engine,
 ) -> None:

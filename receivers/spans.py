@@ -7,6 +7,7 @@ persists these records as they are; nothing here touches a database.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,20 +95,18 @@ class SpanRecord:
 
 
 def has_key_prefix(attributes: dict[str, Any], prefix: str) -> bool:
-    """Whether some key *may* start with ``prefix`` (never False when one does).
+    """Whether some key starts with ``prefix`` (a non-string key answers True:
+    the caller then scans as it would anyway).
 
-    One C-level join and substring search instead of a Python loop calling
-    ``startswith`` on every key: readers of flattened attributes
-    (``llm.input_messages.<i>.…``) use it to skip spans that carry none. A key
-    holding a newline followed by the prefix gives a harmless True (the caller
-    then scans as before); a non-string key makes it answer True too.
-    """
-    if not attributes:
-        return False
-    try:
-        return ("\n" + prefix) in ("\n" + "\n".join(attributes))
-    except TypeError:
-        return True
+    Readers of flattened attributes (``llm.input_messages.<i>.…``) use it to
+    skip spans that carry none (most spans: only OpenInference flattens).
+    Compiled, a loop over the keys costs half what joining them into one
+    string to search did (the way that was cheapest interpreted)."""
+    keys: Iterable[object] = attributes  # a stray non-string key must not raise
+    for key in keys:  # noqa: SIM110 - a plain loop, as compiled and measured
+        if not isinstance(key, str) or key.startswith(prefix):
+            return True
+    return False
 
 
 def carries_none(attributes: dict[str, Any], keys: frozenset[str]) -> bool:

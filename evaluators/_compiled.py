@@ -30,7 +30,9 @@ from types import ModuleType
 # The modules the build compiles: the worker's hot path (rules, detectors,
 # text scans, the engine, the evaluation context, and the storage and
 # service glue from claiming a job to storing its verdict) and the
-# receivers' span mapping and decoding. Judged and Outcome compile as
+# receivers' span mapping and decoding, with the convention tables it reads
+# (their names are Final: compiled readers load them as C statics rather
+# than look each up in its module). Judged and Outcome compile as
 # non-native classes: the C kernels copy and read their slots directly,
 # which a native layout would break. Left out: evaluators.text.normalize
 # (objects a C kernel fills slot by slot); the rest of storage and service
@@ -88,6 +90,16 @@ COMPILED_MODULES: tuple[str, ...] = (
     "evaluators.text.literals",
     "evaluators.text.starts",
     "evaluators.textview",
+    "receivers.conventions.frameworks",
+    "receivers.conventions.genai_current",
+    "receivers.conventions.genai_legacy",
+    "receivers.conventions.iris",
+    "receivers.conventions.langsmith",
+    "receivers.conventions.openinference",
+    "receivers.conventions.precedence",
+    "receivers.conventions.pydantic_ai",
+    "receivers.conventions.traceloop",
+    "receivers.conventions.vercel_ai",
     "receivers.mapping",
     "receivers.messages",
     "receivers.spans",

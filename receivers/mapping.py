@@ -14,9 +14,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from evaluators.model import AgentTrace, Span, SpanEvent, SpanKind, StatusCode, ToolDef
+from evaluators.model import (
+    AgentTrace,
+    ExpectedTrajectory,
+    Span,
+    SpanEvent,
+    SpanKind,
+    StatusCode,
+    TokenUsage,
+    ToolCall,
+    ToolDef,
+)
 from evaluators.text.case import lower
 from receivers.conventions import frameworks as fw
 from receivers.conventions import genai_current as gc
@@ -54,9 +64,13 @@ _MODEL_SPAN_KINDS: frozenset[str] = frozenset(
 )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class DerivedTrace(AgentTrace):
-    """An ``AgentTrace`` (it *is* one) plus the assembler's view of the trace."""
+    """An ``AgentTrace`` (it *is* one) plus the assembler's view of the trace.
+
+    ``__init__`` is written out, as ``receivers.spans.SpanRecord``'s is (the
+    generated one runs interpreted when compiled: ~6,000 instructions a
+    trace); its parameters are the dataclass's fields, in order."""
 
     trace_id: str = ""
     root_span_id: str | None = None
@@ -66,6 +80,60 @@ class DerivedTrace(AgentTrace):
     finalize_requested: bool = False
     evaluate: bool | None = None
     eval_type: str | None = None
+
+    def __init__(
+        self,
+        agent_name: str,
+        framework: str | None = None,
+        input: str | None = None,
+        output: str | None = None,
+        tool_calls: tuple[ToolCall, ...] | None = None,
+        latency_ms: float | None = None,
+        token_usage: TokenUsage | None = None,
+        cost_usd: float | None = None,
+        cost_source: Literal["reported", "estimated"] | None = None,
+        metadata: dict[str, Any] | None = None,
+        spans: tuple[Span, ...] = (),
+        tools: tuple[ToolDef, ...] | None = None,
+        run: str | None = None,
+        case_key: str | None = None,
+        session_id: str | None = None,
+        expected_trajectory: ExpectedTrajectory | None = None,
+        timestamp: str | None = None,
+        trace_id: str = "",
+        root_span_id: str | None = None,
+        has_root: bool = False,
+        status: str = "ok",
+        lacked: list[str] | None = None,
+        finalize_requested: bool = False,
+        evaluate: bool | None = None,
+        eval_type: str | None = None,
+    ) -> None:
+        self.agent_name = agent_name
+        self.framework = framework
+        self.input = input
+        self.output = output
+        self.tool_calls = tool_calls
+        self.latency_ms = latency_ms
+        self.token_usage = token_usage
+        self.cost_usd = cost_usd
+        self.cost_source = cost_source
+        self.metadata = {} if metadata is None else metadata
+        self.spans = spans
+        self.tools = tools
+        self.run = run
+        self.case_key = case_key
+        self.session_id = session_id
+        self.expected_trajectory = expected_trajectory
+        self.timestamp = timestamp
+        self.trace_id = trace_id
+        self.root_span_id = root_span_id
+        self.has_root = has_root
+        self.status = status
+        self.lacked = [] if lacked is None else lacked
+        self.finalize_requested = finalize_requested
+        self.evaluate = evaluate
+        self.eval_type = eval_type
 
     def to_agent_trace(self) -> AgentTrace:
         """A plain ``AgentTrace`` (for code that checks the exact type or serialises it)."""

@@ -7,12 +7,7 @@ from operator import attrgetter
 from typing import Any
 
 from receivers.mapping import DerivedTrace, derive_trace
-from receivers.otlp.decode import (
-    expand_stored_span,
-    expand_stored_span_content,
-    read_resource_spans,
-    stored_resource,
-)
+from receivers.otlp.decode import expand_stored_span, read_stored_spans, stored_resource
 from receivers.otlp.logs import LogEvent, attach_log_events
 from receivers.spans import SpanEventRecord, SpanRecord
 from storage import codec
@@ -68,11 +63,11 @@ def records_of_batches(batches: Iterable[Mapping[str, Any]]) -> list[SpanRecord]
     rows (``storage.spans.batches_of``): what ``record_from_row`` gives for
     each of ``spans_of``'s dicts of that trace.
 
-    A protobuf batch's spans skip the dict: each record takes the scanned
-    record's fields and its span's expanded bytes directly, as
-    ``record_from_row`` does from the dict ``storage.spans.expand`` would have
-    copied them into (building and reading those dicts was half of the
-    worker's read). JSON batches, rare, go through the dicts."""
+    A protobuf batch's spans skip the dict: their records come whole from
+    the batch's bytes (``read_stored_spans``), with what ``record_from_row``
+    reads from the dicts ``storage.spans.expand`` would have copied them into
+    (building and reading those dicts was half of the worker's read). JSON
+    batches, rare, go through the dicts."""
     out: list[SpanRecord] = []
     for row in batches:
         packed = row["otlp_spans"]
@@ -83,17 +78,10 @@ def records_of_batches(batches: Iterable[Mapping[str, Any]]) -> list[SpanRecord]
         # One resource dict for the batch's spans, as the decoders share one
         # per ``ResourceSpans`` (readers only read it).
         resource_attrs = stored_resource(bytes(resource) if resource else None)
-        scanned = read_resource_spans(bytes(packed), ingest_attributes=False)
-        if len(scanned) != len(row["iris_kinds"].split()):  # as ``expand`` refuses it
+        records = read_stored_spans(bytes(packed), resource_attrs)
+        if len(records) != len(row["iris_kinds"].split()):  # as ``expand`` refuses it
             raise ValueError("a span batch's kinds do not match its spans")
-        for r, span_bytes in scanned:
-            # The scanned record is this call's own: it takes the span's
-            # expanded attributes and events in place of building another.
-            r.attributes, r.events = expand_stored_span_content(
-                span_bytes if type(span_bytes) is bytes else bytes(span_bytes)
-            )
-            r.resource = resource_attrs
-            out.append(r)
+        out += records
     out.sort(key=_SPAN_ID)
     return out
 

@@ -118,6 +118,43 @@ def trace_from_row(
     )
 
 
+def trace_from_derivation(
+    derived: AgentTrace, fields: Mapping[str, Any], span_rows: Sequence[Mapping[str, Any]] = ()
+) -> AgentTrace:
+    """``trace_from_row`` of the row a fresh derivation stores (the trace row
+    updated with ``fields``, ``storage.codec.agent_fields`` of ``derived``),
+    taken from the derivation's own objects.
+
+    ``fields`` holds the derivation's tool calls and tool definitions as the
+    dicts storage serialises; ``trace_from_row`` rebuilt the same objects from
+    them (~60,000 instructions a trace). What the row does not keep is left
+    out here too: a usage with neither prompt nor completion count."""
+    usage = derived.token_usage
+    if usage is not None and usage.prompt_tokens is None and usage.completion_tokens is None:
+        usage = None
+    return AgentTrace(
+        agent_name=derived.agent_name,
+        framework=derived.framework,
+        input=derived.input,
+        output=derived.output,
+        tool_calls=derived.tool_calls,
+        latency_ms=derived.latency_ms,
+        token_usage=usage,
+        cost_usd=derived.cost_usd,
+        cost_source=derived.cost_source,
+        metadata=fields["metadata"] or {},
+        spans=tuple(_span(s) for s in span_rows),
+        tools=derived.tools,
+        run=derived.run,
+        case_key=derived.case_key,
+        session_id=derived.session_id,
+        expected_trajectory=derived.expected_trajectory,
+        # The row's timestamp is the derivation's, parsed (``codec.iso`` of it
+        # gives the same text back), or the time of the derivation.
+        timestamp=derived.timestamp or codec.iso(fields["timestamp"]),
+    )
+
+
 _SPAN_KINDS = frozenset(("LLM", "TOOL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER"))
 
 

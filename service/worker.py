@@ -35,7 +35,13 @@ from sqlalchemy import Connection, Engine, and_, select
 from evaluators.custom.definition import CustomRuleDef
 from evaluators.model import AgentTrace, TokenUsage, ToolCall, ToolDef
 from service.derivation import derive_records, derived_extras, derived_fields, records_of_batches
-from service.evaluation import DeployedRules, judge_trace, trace_from_row, unknown_result
+from service.evaluation import (
+    DeployedRules,
+    judge_trace,
+    trace_from_derivation,
+    trace_from_row,
+    unknown_result,
+)
 from service.settings import Settings
 from storage import assembly, codec
 from storage import jobs as job_store
@@ -164,11 +170,13 @@ def _compute(
         return outcome
     evaluate, eval_type = job.evaluate, job.eval_type
     clock = time.thread_time()
+    fresh: tuple[AgentTrace, dict[str, Any]] | None = None
     if not row["derived"]:
         derived = derive_records(records_of_batches(batches), logs)
         if derived is not None:
             now = codec.utcnow()
             fields = derived_fields(derived, now=now)
+            fresh = (derived, fields)
             extras = derived_extras(derived)
             inputs = assembly.DerivedFrom(row["span_count"], row["log_writes"])
             outcome.derivation = (fields, extras, inputs)
@@ -179,7 +187,10 @@ def _compute(
         clock = stats.add_cpu("derive", clock)
     if evaluate:
         spans = span_store.sorted_spans(batches) if row["tool_calls"] is None else ()
-        trace = trace_from_row(row, spans)
+        if fresh is not None:  # the derivation's objects, not rebuilt from its row
+            trace = trace_from_derivation(fresh[0], fresh[1], spans)
+        else:
+            trace = trace_from_row(row, spans)
         clock = stats.add_cpu("convert", clock)
         outcome.result = judge_trace(trace, eval_type, deployed)
         stats.add_cpu("engine", clock)

@@ -6,8 +6,10 @@ attribute hints are for exporters that leave the scope empty.
 
 from __future__ import annotations
 
+from typing import Final
+
 # (scope-name prefix, framework) — first match wins, so specific before generic.
-SCOPE_PREFIXES: tuple[tuple[str, str], ...] = (
+SCOPE_PREFIXES: Final[tuple[tuple[str, str], ...]] = (
     ("pydantic-ai", "pydantic-ai"),
     ("pydantic_ai", "pydantic-ai"),
     ("openinference.instrumentation.langchain", "langchain"),
@@ -25,13 +27,16 @@ SCOPE_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 # LangChain traces whose metadata shows a LangGraph run are reported as langgraph.
-LANGGRAPH_METADATA_MARKERS: tuple[str, ...] = ('"langgraph_', '"ls_integration": "langgraph"')
-LANGGRAPH = "langgraph"
-LANGCHAIN = "langchain"
-METADATA_KEY = "metadata"
+LANGGRAPH_METADATA_MARKERS: Final[tuple[str, ...]] = (
+    '"langgraph_',
+    '"ls_integration": "langgraph"',
+)
+LANGGRAPH: Final = "langgraph"
+LANGCHAIN: Final = "langchain"
+METADATA_KEY: Final = "metadata"
 
 # Attribute-key prefixes that betray a framework when no scope says so.
-ATTRIBUTE_PREFIXES: tuple[tuple[str, str], ...] = (
+ATTRIBUTE_PREFIXES: Final[tuple[tuple[str, str], ...]] = (
     ("pydantic_ai.", "pydantic-ai"),
     ("langsmith.", "langchain"),
     ("traceloop.", "traceloop"),

@@ -11,22 +11,24 @@
 
 from __future__ import annotations
 
-VERSIONS: tuple[str, ...] = ("1.26.0", "1.27.0", "1.28.0–1.35.0")
+from typing import Final
 
-PROMPT: tuple[str, ...] = ("gen_ai.prompt",)
-COMPLETION: tuple[str, ...] = ("gen_ai.completion",)
+VERSIONS: Final[tuple[str, ...]] = ("1.26.0", "1.27.0", "1.28.0–1.35.0")
+
+PROMPT: Final[tuple[str, ...]] = ("gen_ai.prompt",)
+COMPLETION: Final[tuple[str, ...]] = ("gen_ai.completion",)
 
 # OpenLLMetry flattening: gen_ai.prompt.<i>.role / .content (and completion).
-INDEXED_PROMPT_PREFIX = "gen_ai.prompt."
-INDEXED_COMPLETION_PREFIX = "gen_ai.completion."
-INDEXED_CONTENT_SUFFIX = ".content"
-INDEXED_ROLE_SUFFIX = ".role"
+INDEXED_PROMPT_PREFIX: Final = "gen_ai.prompt."
+INDEXED_COMPLETION_PREFIX: Final = "gen_ai.completion."
+INDEXED_CONTENT_SUFFIX: Final = ".content"
+INDEXED_ROLE_SUFFIX: Final = ".role"
 
-PROMPT_EVENTS: dict[str, str] = {"gen_ai.content.prompt": "gen_ai.prompt"}
-COMPLETION_EVENTS: dict[str, str] = {"gen_ai.content.completion": "gen_ai.completion"}
+PROMPT_EVENTS: Final[dict[str, str]] = {"gen_ai.content.prompt": "gen_ai.prompt"}
+COMPLETION_EVENTS: Final[dict[str, str]] = {"gen_ai.content.completion": "gen_ai.completion"}
 
 # 1.28–1.35 message events: event name → role of the message it carries.
-MESSAGE_EVENTS: dict[str, str] = {
+MESSAGE_EVENTS: Final[dict[str, str]] = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
     "gen_ai.assistant.message": "assistant",
@@ -34,15 +36,15 @@ MESSAGE_EVENTS: dict[str, str] = {
     "gen_ai.choice": "assistant",
 }
 # Where an event keeps its text: flat attribute/body field, or nested ``message``.
-EVENT_CONTENT_KEYS: tuple[str, ...] = ("content", "gen_ai.event.content", "body")
-EVENT_MESSAGE_KEY = "message"
+EVENT_CONTENT_KEYS: Final[tuple[str, ...]] = ("content", "gen_ai.event.content", "body")
+EVENT_MESSAGE_KEY: Final = "message"
 
-INPUT_TOKENS: tuple[str, ...] = (
+INPUT_TOKENS: Final[tuple[str, ...]] = (
     "gen_ai.usage.prompt_tokens",
     "gen_ai.response.prompt_tokens",
 )
-OUTPUT_TOKENS: tuple[str, ...] = (
+OUTPUT_TOKENS: Final[tuple[str, ...]] = (
     "gen_ai.usage.completion_tokens",
     "gen_ai.response.completion_tokens",
 )
-TOTAL_TOKENS: tuple[str, ...] = ("gen_ai.usage.total_tokens",)
+TOTAL_TOKENS: Final[tuple[str, ...]] = ("gen_ai.usage.total_tokens",)

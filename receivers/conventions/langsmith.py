@@ -8,21 +8,23 @@ metadata keys.
 
 from __future__ import annotations
 
-VERSION = "0.3"
+from typing import Final
 
-SPAN_KIND = "langsmith.span.kind"
-TOOL_KINDS: frozenset[str] = frozenset({"tool"})
-LLM_KINDS: frozenset[str] = frozenset({"llm"})
-AGENT_KINDS: frozenset[str] = frozenset({"agent"})
+VERSION: Final = "0.3"
 
-TRACE_NAME: tuple[str, ...] = ("langsmith.trace.name",)
-SESSION_ID: tuple[str, ...] = (
+SPAN_KIND: Final = "langsmith.span.kind"
+TOOL_KINDS: Final[frozenset[str]] = frozenset({"tool"})
+LLM_KINDS: Final[frozenset[str]] = frozenset({"llm"})
+AGENT_KINDS: Final[frozenset[str]] = frozenset({"agent"})
+
+TRACE_NAME: Final[tuple[str, ...]] = ("langsmith.trace.name",)
+SESSION_ID: Final[tuple[str, ...]] = (
     "langsmith.trace.session_id",
     "langsmith.metadata.session_id",
     "langsmith.metadata.thread_id",
     "langsmith.metadata.conversation_id",
 )
-METADATA_PREFIX = "langsmith.metadata."
-AGENT_NAME: tuple[str, ...] = ("langsmith.metadata.agent_name",)
-MODEL: tuple[str, ...] = ("langsmith.metadata.ls_model_name",)
-TAGS = "langsmith.span.tags"
+METADATA_PREFIX: Final = "langsmith.metadata."
+AGENT_NAME: Final[tuple[str, ...]] = ("langsmith.metadata.agent_name",)
+MODEL: Final[tuple[str, ...]] = ("langsmith.metadata.ls_model_name",)
+TAGS: Final = "langsmith.span.tags"

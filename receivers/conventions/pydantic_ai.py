@@ -8,42 +8,44 @@ robustness).
 
 from __future__ import annotations
 
-VERSIONS: tuple[int, ...] = (2, 3, 4, 5, 6)
-CURRENT_VERSION = 5
+from typing import Final
 
-SCOPE_NAMES: tuple[str, ...] = ("pydantic-ai", "pydantic_ai")
+VERSIONS: Final[tuple[int, ...]] = (2, 3, 4, 5, 6)
+CURRENT_VERSION: Final = 5
+
+SCOPE_NAMES: Final[tuple[str, ...]] = ("pydantic-ai", "pydantic_ai")
 
 # Span names of the run and the tool calls, by version.
-AGENT_SPAN_NAMES: dict[int, str] = {2: "agent run", 3: "invoke_agent", 5: "invoke_agent"}
-TOOL_SPAN_NAMES: dict[int, str] = {2: "running tool", 3: "execute_tool", 5: "execute_tool"}
+AGENT_SPAN_NAMES: Final[dict[int, str]] = {2: "agent run", 3: "invoke_agent", 5: "invoke_agent"}
+TOOL_SPAN_NAMES: Final[dict[int, str]] = {2: "running tool", 3: "execute_tool", 5: "execute_tool"}
 # Exact span names that mark an agent run regardless of other attributes.
-AGENT_RUN_SPAN_NAMES: frozenset[str] = frozenset({"agent run"})
+AGENT_RUN_SPAN_NAMES: Final[frozenset[str]] = frozenset({"agent run"})
 
-ALL_MESSAGES: tuple[str, ...] = ("pydantic_ai.all_messages",)
-FINAL_RESULT: tuple[str, ...] = ("final_result",)
-AGENT_NAME: tuple[str, ...] = ("agent_name",)
-MODEL: tuple[str, ...] = ("model_name",)
+ALL_MESSAGES: Final[tuple[str, ...]] = ("pydantic_ai.all_messages",)
+FINAL_RESULT: Final[tuple[str, ...]] = ("final_result",)
+AGENT_NAME: Final[tuple[str, ...]] = ("agent_name",)
+MODEL: Final[tuple[str, ...]] = ("model_name",)
 
-TOOL_ARGUMENTS_BY_VERSION: dict[int, tuple[str, ...]] = {
+TOOL_ARGUMENTS_BY_VERSION: Final[dict[int, tuple[str, ...]]] = {
     2: ("tool_arguments",),
     3: ("gen_ai.tool.call.arguments",),
 }
-TOOL_RESULT_BY_VERSION: dict[int, tuple[str, ...]] = {
+TOOL_RESULT_BY_VERSION: Final[dict[int, tuple[str, ...]]] = {
     2: ("tool_response",),
     3: ("gen_ai.tool.call.result",),
 }
-TOOL_ARGUMENTS: tuple[str, ...] = ("tool_arguments",)
-TOOL_RESULT: tuple[str, ...] = ("tool_response",)
+TOOL_ARGUMENTS: Final[tuple[str, ...]] = ("tool_arguments",)
+TOOL_RESULT: Final[tuple[str, ...]] = ("tool_response",)
 
 # Run totals under a non-standard namespace so backends do not double count.
-AGGREGATED_INPUT_TOKENS: tuple[str, ...] = ("gen_ai.aggregated_usage.input_tokens",)
-AGGREGATED_OUTPUT_TOKENS: tuple[str, ...] = ("gen_ai.aggregated_usage.output_tokens",)
-AGGREGATED_TOTAL_TOKENS: tuple[str, ...] = ("gen_ai.aggregated_usage.total_tokens",)
+AGGREGATED_INPUT_TOKENS: Final[tuple[str, ...]] = ("gen_ai.aggregated_usage.input_tokens",)
+AGGREGATED_OUTPUT_TOKENS: Final[tuple[str, ...]] = ("gen_ai.aggregated_usage.output_tokens",)
+AGGREGATED_TOTAL_TOKENS: Final[tuple[str, ...]] = ("gen_ai.aggregated_usage.total_tokens",)
 
 # Handled tool failures (the model saw the error and the run went on) carry an
 # ``exception`` event with one of these types on an ERROR tool span.
-HANDLED_TOOL_ERRORS: tuple[str, ...] = (
+HANDLED_TOOL_ERRORS: Final[tuple[str, ...]] = (
     "pydantic_ai.exceptions.ToolFailedError",
     "pydantic_ai.exceptions.ToolRetryError",
 )
-RETRY_CAUSE = "pydantic_ai.tool.retry.cause"
+RETRY_CAUSE: Final = "pydantic_ai.tool.retry.cause"

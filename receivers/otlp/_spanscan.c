@@ -16,8 +16,9 @@
  * field with an unexpected wire type is an unknown field (ignored), a
  * repeated occurrence of a sub-message merges into it.
  *
- * Two functions: ``scan`` for the request path (below) and ``expand`` for
- * readers of stored spans (further down).
+ * Three functions: ``scan`` for the request path (below), ``expand`` for
+ * readers of stored spans and ``scan_stored`` for the worker, which reads a
+ * stored batch's spans whole (both further down).
  *
  * scan(body: bytes, wanted: tuple[str, ...]) -> list
  *   One list per ResourceSpans, holding one list per ScopeSpans, holding one
@@ -54,6 +55,7 @@ typedef struct {
     slice keys[MAX_WANTED];
     PyObject *names[MAX_WANTED]; /* the same keys as str (borrowed, hash cached) */
     Py_ssize_t count;
+    int full; /* every attribute, and the events (``scan_stored``) */
 } wanted_keys;
 
 static int fail(const char *what) {
@@ -168,6 +170,7 @@ static PyObject *text_of(slice s) {
 }
 
 static int full_key_value(slice kv, PyObject *into, int depth, PyObject *known_name);
+static PyObject *full_event(slice e, const void *unused);
 
 /* Adds the KeyValue ``kv`` to ``attrs`` when its key is wanted, its value
    converted as ``expand`` converts every value. The key is the caller's str
@@ -213,7 +216,7 @@ static PyObject *scan_span(slice span, const wanted_keys *wk) {
     slice parent = {(const uint8_t *)"", 0}, name = {(const uint8_t *)"", 0};
     slice message = {(const uint8_t *)"", 0}, tmp;
     uint64_t kind = 0, start = 0, end = 0, code = 0;
-    PyObject *attrs = NULL;
+    PyObject *attrs = NULL, *events = NULL;
     uint32_t field;
     int wire, got;
     while ((got = read_tag(&r, &field, &wire)) == 1) {
@@ -231,7 +234,25 @@ static PyObject *scan_span(slice span, const wanted_keys *wk) {
                 rc = skip_value(&r, field, wire, 0);
             } else {
                 rc = read_len(&r, &tmp);
-                if (rc == 0 && wk->count) rc = wanted_attribute(tmp, wk, &attrs);
+                if (rc == 0 && wk->full) {
+                    if (attrs == NULL && (attrs = PyDict_New()) == NULL) rc = -1;
+                    else rc = full_key_value(tmp, attrs, 0, NULL);
+                } else if (rc == 0 && wk->count) {
+                    rc = wanted_attribute(tmp, wk, &attrs);
+                }
+            }
+            break;
+        case 11: /* Span.events, read only for ``scan_stored`` */
+            if (wire != WT_LEN || !wk->full) {
+                rc = skip_value(&r, field, wire, 0);
+            } else {
+                rc = read_len(&r, &tmp);
+                if (rc == 0 && events == NULL && (events = PyList_New(0)) == NULL) rc = -1;
+                if (rc == 0) {
+                    PyObject *event = full_event(tmp, NULL);
+                    rc = event == NULL ? -1 : PyList_Append(events, event);
+                    Py_XDECREF(event);
+                }
             }
             break;
         case 15:
@@ -247,17 +268,20 @@ static PyObject *scan_span(slice span, const wanted_keys *wk) {
         }
         if (rc < 0) {
             Py_XDECREF(attrs);
+            Py_XDECREF(events);
             return NULL;
         }
     }
     if (got < 0) {
         Py_XDECREF(attrs);
+        Py_XDECREF(events);
         return NULL;
     }
     int valid = trace.n == 16 && !all_zero(trace) && sid.n == 8 && !all_zero(sid) &&
                 (parent.n == 0 || parent.n == 8);
     if (!valid) {
         Py_XDECREF(attrs);
+        Py_XDECREF(events);
         return Py_BuildValue("(Oy#y#y#)", Py_None, (const char *)trace.p, trace.n,
                              (const char *)sid.p, sid.n, (const char *)parent.p, parent.n);
     }
@@ -282,7 +306,11 @@ static PyObject *scan_span(slice span, const wanted_keys *wk) {
     } else {
         items[8] = text_of(message);
     }
-    items[9] = PyBytes_FromStringAndSize((const char *)span.p, span.n);
+    if (wk->full) {
+        items[9] = events != NULL ? events : PyList_New(0);
+    } else {
+        items[9] = PyBytes_FromStringAndSize((const char *)span.p, span.n);
+    }
     if (attrs == NULL) attrs = PyDict_New();
     items[10] = attrs;
     PyObject *out = PyTuple_New(11);
@@ -342,6 +370,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "y*O!", &body, &PyTuple_Type, &wanted)) return NULL;
     wanted_keys wk;
+    wk.full = 0;
     wk.count = PyTuple_GET_SIZE(wanted);
     if (wk.count > MAX_WANTED) {
         PyBuffer_Release(&body);
@@ -366,6 +395,25 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     slice all = {(const uint8_t *)body.buf, body.len};
     /* ExportTraceServiceRequest.resource_spans = 1 */
     PyObject *out = repeated_list(all, 1, scan_resource_spans, &wk);
+    PyBuffer_Release(&body);
+    return out;
+}
+
+/* scan_stored(resource_spans: bytes) -> list
+ *   A stored span batch (a serialized ResourceSpans without its resource,
+ *   ``storage.spans``) read in one pass for a worker: one list per
+ *   ScopeSpans, one tuple per span, as ``scan`` gives but with the span's
+ *   events (a list of ``expand``'s event tuples) in place of its bytes and
+ *   every attribute, both exactly as ``expand`` converts them. */
+static PyObject *scan_stored(PyObject *self, PyObject *args) {
+    Py_buffer body;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*", &body)) return NULL;
+    wanted_keys wk;
+    wk.full = 1;
+    wk.count = 0;
+    slice all = {(const uint8_t *)body.buf, body.len};
+    PyObject *out = scan_resource_spans(all, &wk);
     PyBuffer_Release(&body);
     return out;
 }
@@ -660,6 +708,8 @@ error:
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(body, wanted) -> per ResourceSpans, per ScopeSpans, one tuple per span."},
+    {"scan_stored", scan_stored, METH_VARARGS,
+     "scan_stored(resource_spans) -> per ScopeSpans, one tuple per span, events and all attributes."},
     {"expand", expand, METH_VARARGS,
      "expand(span_bytes) -> (attributes, events) as the full decoder converts them."},
     {NULL, NULL, 0, NULL},

@@ -265,6 +265,58 @@ def read_resource_spans(
     return [(r, o[0]) for r, o in zip(batch.spans, batch.otlp or (), strict=True)]
 
 
+def read_stored_spans(resource_spans: bytes, resource: dict[str, Any]) -> list[SpanRecord]:
+    """The records of a stored span batch (see ``read_resource_spans``) with
+    their attributes and events expanded (``expand_stored_span_content``) and
+    ``resource`` as every record's resource, for the worker.
+
+    The C scanner reads the batch once (``scan_stored``) rather than once to
+    find the spans and once more per span to expand it; without it, or if it
+    declines, the two steps run as before."""
+    if _spanscan is not None:
+        try:
+            scanned = _spanscan.scan_stored(resource_spans)
+            scopes = _scopes_of(resource_spans)
+        except ValueError:
+            scanned = None
+        if scanned is not None and len(scanned) == len(scopes):
+            out = []
+            for (scope_name, scope_version), spans in zip(scopes, scanned, strict=True):
+                for t in spans:
+                    if t[0] is None:  # refused on arrival, so never stored
+                        continue
+                    # Positional, in ``SpanRecord``'s field order.
+                    out.append(
+                        SpanRecord(
+                            t[0],
+                            t[1],
+                            t[3],
+                            t[2],
+                            OTLP_SPAN_KINDS.get(t[4], "UNSPECIFIED"),
+                            t[5],
+                            t[6],
+                            OTLP_STATUS_CODES.get(t[7], "UNSET"),
+                            t[8],
+                            t[10],
+                            [SpanEventRecord(*e) for e in t[9]] if t[9] else [],
+                            resource,
+                            scope_name,
+                            scope_version,
+                        )
+                    )
+            return out
+    records = []
+    for r, span_bytes in read_resource_spans(resource_spans, ingest_attributes=False):
+        # The scanned record is this call's own: it takes the span's
+        # expanded attributes and events in place of building another.
+        r.attributes, r.events = expand_stored_span_content(
+            span_bytes if type(span_bytes) is bytes else bytes(span_bytes)
+        )
+        r.resource = resource
+        records.append(r)
+    return records
+
+
 def _scopes_of(resource_spans: bytes) -> list[tuple[str | None, str | None]]:
     """(name, version) of the scope of each ``ScopeSpans`` (field 2), in order."""
     out = []

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evaluators.model import ToolCall
-from receivers.mapping import derive_trace, group_by_trace
+from receivers.mapping import DerivedTrace, derive_trace, group_by_trace
 from receivers.messages import ParseOnce, maybe_json
-from receivers.spans import carries_none, has_key_prefix
+from receivers.spans import SpanRecord, carries_none, has_key_prefix
+from receivers.timeutil import iso_from_ns
 from storage import codec
 from tests.receivers.fixtures_support import all_scenarios, load_spans, needs_fixtures
 
@@ -48,13 +51,12 @@ _keys = st.text(st.sampled_from("ab.\n_0l"), max_size=6)
 
 
 @given(st.dictionaries(_keys, st.integers(), max_size=6), _keys)
-def test_has_key_prefix_is_never_false_when_a_key_has_the_prefix(
-    attrs: dict[str, int], prefix: str
-) -> None:
-    if any(k.startswith(prefix) for k in attrs):
-        assert has_key_prefix(attrs, prefix)
-    if "\n" not in prefix and not any("\n" in k for k in attrs):
-        assert has_key_prefix(attrs, prefix) == any(k.startswith(prefix) for k in attrs)
+def test_has_key_prefix_is_whether_a_key_has_the_prefix(attrs: dict[str, int], prefix: str) -> None:
+    assert has_key_prefix(attrs, prefix) == any(k.startswith(prefix) for k in attrs)
+
+
+def test_has_key_prefix_answers_true_for_a_non_string_key() -> None:
+    assert has_key_prefix({1: "x"}, "llm.")  # type: ignore[dict-item]
 
 
 @given(st.dictionaries(_keys, st.integers(), max_size=6), st.frozensets(_keys, max_size=4))
@@ -115,3 +117,40 @@ def test_parse_once_gives_maybe_json_each_time(values: list[Any]) -> None:
     for v in values:
         if isinstance(v, str) and not isinstance(maybe_json(v), str):
             assert parse(v) is parse(v)  # parsed once, shared
+
+
+@given(st.integers(-10, 2**64 - 1))
+def test_iso_from_ns_is_the_strftime_rendering(ns: int) -> None:
+    """What ``iso_from_ns`` rendered with ``strftime``, and still does."""
+    if ns <= 0:
+        expected = None
+    else:
+        secs, rem = divmod(ns, 1_000_000_000)
+        try:
+            stamp = datetime.fromtimestamp(secs, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        except (OverflowError, OSError, ValueError):
+            expected = None
+        else:
+            expected = f"{stamp}.{rem // 1000:06d}Z"
+    assert iso_from_ns(ns) == expected
+
+
+@pytest.mark.parametrize("cls", [SpanRecord, DerivedTrace])
+def test_written_out_inits_are_what_the_dataclass_would_generate(cls: type) -> None:
+    """``SpanRecord.__init__`` and ``DerivedTrace.__init__`` are written out
+    (so that they compile): the same parameters, in field order, with the
+    fields' defaults, a fresh container where a field has a factory."""
+    params = list(inspect.signature(cls).parameters.values())
+    fields = dataclasses.fields(cls)
+    assert [p.name for p in params] == [f.name for f in fields]
+    required = [f.name for f in fields if f.default is dataclasses.MISSING is f.default_factory]
+    first, second = cls(*required), cls(*required)
+    for p, f in zip(params, fields, strict=True):
+        if f.default is not dataclasses.MISSING:
+            assert p.default == f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            assert p.default is None
+            assert getattr(first, f.name) == f.default_factory()
+            assert getattr(first, f.name) is not getattr(second, f.name)
+        else:
+            assert p.default is inspect.Parameter.empty

@@ -387,3 +387,61 @@ def test_stored_spans_read_without_ingest_attributes(rel: str) -> None:
         lean = decode.read_resource_spans(_stored_form(rs), ingest_attributes=False)
         assert [r.attributes for r, _ in lean] == [{} for _ in full]
         assert [(dataclasses.replace(r, attributes={}), b) for r, b in full] == lean
+
+
+# -- scan_stored: a stored batch read whole, for the worker --------------------
+
+
+def _read_in_two_steps(stored: bytes, resource: dict[str, object]) -> list[object]:
+    """The reference ``read_stored_spans`` must equal: each stored span found,
+    then its attributes and events converted by upb."""
+    records = []
+    for r, span_bytes in decode.read_resource_spans(stored, ingest_attributes=False):
+        attributes, events, _ = expand_stored_span_upb(span_bytes, None)
+        records.append(
+            dataclasses.replace(r, attributes=attributes, events=events, resource=resource)
+        )
+    return records
+
+
+def _assert_reads_whole(stored: bytes) -> None:
+    resource = {"service.name": "svc"}
+    want = _read_in_two_steps(stored, resource)
+    got = decode.read_stored_spans(stored, resource)
+    assert got == want
+    assert [list(r.attributes) for r in got] == [list(r.attributes) for r in want]
+    assert all(r.resource is resource for r in got)
+
+
+@needs_fixtures
+@pytest.mark.parametrize("rel", trace_pb_fixtures())
+@pytest.mark.parametrize("scanner", ["c", "fallback"])
+def test_stored_batches_read_whole_as_found_then_expanded(
+    rel: str, scanner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if scanner == "fallback":
+        monkeypatch.setattr(decode, "_spanscan", None)
+    req = ExportTraceServiceRequest.FromString((FIXTURES / rel).read_bytes())
+    for rs in req.resource_spans:
+        _assert_reads_whole(_stored_form(rs))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(spans_with_events(), max_size=3), max_size=2))
+def test_generated_batches_read_whole_as_found_then_expanded(scopes: list[list[Span]]) -> None:
+    stored = ResourceSpans()
+    for i, spans_of_scope in enumerate(scopes):
+        ss = stored.scope_spans.add()
+        ss.scope.name = f"scope{i}"
+        ss.spans.extend(spans_of_scope)
+    _assert_reads_whole(stored.SerializeToString())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_crash_scan_stored(body: bytes) -> None:
+    try:
+        scopes = spanscan.scan_stored(body)
+    except ValueError:
+        return
+    assert isinstance(scopes, list)

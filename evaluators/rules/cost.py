@@ -194,9 +194,29 @@ def _repeat_groups(keys: list[str], steps: tuple[Step, ...], max_rep: int) -> li
     return [grp for grp in groups.values() if len(grp) > max_rep]
 
 
+def loop_keys(steps: tuple[Step, ...]) -> list[str]:
+    """Each step's loop key, ``f"{name}\\x00{norm_input(input)}"``, except
+    that a step whose name no other step has gets ``f"{name}\\x00"``.
+
+    The rule reads the keys only by equality, and this keeps every equality:
+    with no NUL in any name, a key's name is the text before its first NUL,
+    so a key of a name nobody else has equals no other key, whatever input
+    text follows. Why: the input's text is a canonical JSON dump (~5,000
+    instructions a step), and most runs call each tool once."""
+    names = [s.name for s in steps]
+    seen: dict[str, int] = {}
+    for name in names:
+        if "\x00" in name:
+            return [f"{s.name}\x00{norm_input(s.input)}" for s in steps]
+        seen[name] = seen.get(name, 0) + 1
+    return [
+        f"{s.name}\x00{norm_input(s.input)}" if seen[s.name] > 1 else f"{s.name}\x00" for s in steps
+    ]
+
+
 def no_tool_loop(ctx: EvalContext) -> Outcome:
     steps = ctx.steps
-    keys = [f"{s.name}\x00{norm_input(s.input)}" for s in steps]
+    keys = loop_keys(steps)
     max_rep, rep_src = ctx.threshold("max_tool_repeats")
     max_reread, rr_src = ctx.threshold("max_target_rereads")
     polls: list[str] = []

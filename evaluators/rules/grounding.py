@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from evaluators.context import EvalContext
-from evaluators.rules.base import Outcome, count, skip
+from evaluators.rules.base import Outcome, count, outcome, skip
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason_of
 from evaluators.text.case import lower
@@ -443,7 +443,7 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
     saw = ("output", "input", "tool_calls", "tool_outputs")
     if ungrounded:
         names = ", ".join([loc for _, _, loc in ungrounded[:3]])
-        return Outcome(
+        return outcome(
             False,
             0.0,
             f"{len(ungrounded)} cited location(s) appear in neither the ask nor any tool result: "
@@ -451,7 +451,7 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             ev,
             saw=saw,
         )
-    return Outcome(
+    return outcome(
         True,
         1.0,
         f"All {len(claims)} cited location(s) are grounded in the ask or the reads.",

@@ -31,6 +31,7 @@ from evaluators.rules.base import (
     span,
     tool_call,
 )
+from evaluators.stats import r4
 from evaluators.text.case import lower
 
 
@@ -102,8 +103,8 @@ def expected_coverage(ctx: EvalContext) -> Outcome:
         passed=ok,
         score=ratio,
         message=f"{found}/{len(terms)} expected terms present ({ratio:.0%}).",
-        evidence=[count("expected_terms_covered", "ratio", round(ratio, 4), 0.5, "rule")],
-        value={"stat": "expected_terms_covered", "unit": "ratio", "value": round(ratio, 4)},
+        evidence=[count("expected_terms_covered", "ratio", r4(ratio), 0.5, "rule")],
+        value={"stat": "expected_terms_covered", "unit": "ratio", "value": r4(ratio)},
         saw=("output", "expected"),
         asked=True,
     )

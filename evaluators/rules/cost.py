@@ -10,6 +10,7 @@ from typing import Any
 from evaluators.context import EvalContext, Step
 from evaluators.rules.base import Outcome, count, outcome, skip, tool_call
 from evaluators.rules.completeness import norm_input
+from evaluators.stats import r4
 from evaluators.text.case import lower
 
 TARGET_KEYS: tuple[str, ...] = (
@@ -58,8 +59,8 @@ def verbosity_ratio(ctx: EvalContext) -> Outcome:
             f"Completion/prompt tokens {r:.2f} {'≤' if ok else '>'} {mx} "
             "(verbosity, not efficiency)."
         ),
-        evidence=[count("completion_prompt_ratio", "ratio", round(r, 4), mx, src)],
-        value={"stat": "completion_prompt_ratio", "unit": "ratio", "value": round(r, 4)},
+        evidence=[count("completion_prompt_ratio", "ratio", r4(r), mx, src)],
+        value={"stat": "completion_prompt_ratio", "unit": "ratio", "value": r4(r)},
         saw=("tokens",),
         asked=src != "default",
     )
@@ -131,7 +132,7 @@ def cost_anomaly(ctx: EvalContext) -> Outcome:
     else:
         z = 0.6745 * (cost - med) / mad
         spike = z > 3.5
-        ev.append(count("modified_z", "z", round(z, 4), 3.5, "rule"))
+        ev.append(count("modified_z", "z", r4(z), 3.5, "rule"))
         msg = f"Modified z {z:.2f} against the last {len(hist)} costs (median ${med:.4f})."
         score = 1.0 if not spike else max(0.0, 1 - (z - 3.5) / 10)
     if spike and dear is not None:

@@ -19,6 +19,7 @@ from evaluators.lexical.terms import (
     term_chain_spans,
 )
 from evaluators.rules.base import Outcome, count, outcome, skip
+from evaluators.stats import r4
 from evaluators.text.case import lower
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
@@ -121,7 +122,7 @@ def keyword_overlap(ctx: EvalContext) -> Outcome:
     if ov is None:
         return outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
     ratio = ov.ratio
-    shown = round(ratio, 4)
+    shown = r4(ratio)
     return outcome(
         passed=ratio >= thr,
         score=min(2 * ratio, 1.0),
@@ -255,7 +256,7 @@ def topic_consistency(ctx: EvalContext) -> Outcome:
         out.passed = True  # benefit of the doubt, still reported as skipped
         return out
     ratio = c.ratio
-    shown = round(ratio, 4)
+    shown = r4(ratio)
     return outcome(
         passed=ratio >= thr - 1e-9,
         score=min(1.5 * ratio, 1.0),
@@ -492,8 +493,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     kw_fail = ov.ratio < kw_thr
     tc_fail = c.ratio < tc_thr - 1e-9
     ev = [
-        count("input_terms_in_output", "ratio", round(ov.ratio, 4), kw_thr, kw_src),
-        count("connected_sentences", "ratio", round(c.ratio, 4), round(tc_thr, 4), tc_src),
+        count("input_terms_in_output", "ratio", r4(ov.ratio), kw_thr, kw_src),
+        count("connected_sentences", "ratio", r4(c.ratio), round(tc_thr, 4), tc_src),
     ]
     rescue = None
     if kw_fail and tc_fail:
@@ -615,8 +616,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
         if f > best_fit:
             best_name, best_fit = name, f
     ev = [
-        count("best_uncalled_fit", "ratio", round(best_fit, 4), 0.5, "rule"),
-        count("called_fit", "ratio", round(fit_called, 4)),
+        count("best_uncalled_fit", "ratio", r4(best_fit), 0.5, "rule"),
+        count("called_fit", "ratio", r4(fit_called)),
     ]
     saw = ("input", "tool_calls", "tools_catalogue")
     ask_concepts = _concepts(ask)
@@ -626,7 +627,7 @@ def tool_choice(ctx: EvalContext) -> Outcome:
                 continue
             fit = len(ask_concepts & _term_set_concepts(tt)) / len(ask)
             if fit > fit_called:
-                ev.append(count("named_uncalled_fit", "ratio", round(fit, 4)))
+                ev.append(count("named_uncalled_fit", "ratio", r4(fit)))
                 return outcome(
                     False,
                     max(0.0, 1 - (fit - fit_called)),

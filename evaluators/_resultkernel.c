@@ -367,6 +367,81 @@ static PyObject *oget(PyObject *o, int f) {
     return PyObject_GetAttr(o, *f_names[f]);
 }
 
+/* ---- new_outcome: an Outcome built without its Python __init__ ----------
+ *
+ * ``new_outcome(cls, passed, score, message, evidence, skipped, skip_class,
+ * skip_reason, saw, value, budget_exceeded, config_invalid, lacked, asked,
+ * notes)`` is ``cls(passed, ..., notes)`` (``rules.base._outcome``, the
+ * reference) for ``cls`` = ``Outcome``: the ``__init__`` that
+ * ``@dataclass(slots=True)`` writes only stores each argument in its slot,
+ * and this stores the same objects. Why: every rule returns a new outcome
+ * on every evaluation (~21 a trace), and the class call (a type call, an
+ * interpreted ``__init__`` frame, fourteen slot stores) was ~1,300
+ * instructions of each. Only for a plain slotted type (base ``object``, no
+ * ``__dict__``, no weak references, object's allocator and ``__new__``)
+ * whose slots are exactly the fourteen fields, each an object slot of the
+ * type itself; the offsets are taken once per type version (any change to
+ * the type re-checks them). Any other class is simply called. */
+#define NO_FIELDS (NF + 1) /* the outcome fields above, then notes */
+static PyObject *s_notes;
+static PyTypeObject *no_type = NULL; /* the type the offsets are of (borrowed, see oc_type) */
+static unsigned int no_version = 0;  /* its version tag then; 0: call the class */
+static Py_ssize_t no_off[NO_FIELDS];
+
+static void no_prepare(PyTypeObject *t) {
+    no_type = t;
+    no_version = 0;
+    if (t->tp_base != &PyBaseObject_Type || t->tp_dictoffset != 0 || t->tp_weaklistoffset != 0 ||
+        t->tp_alloc != PyType_GenericAlloc || t->tp_new != PyBaseObject_Type.tp_new ||
+        t->tp_members == NULL)
+        return;
+    Py_ssize_t n = 0;
+    for (PyMemberDef *m = t->tp_members; m->name != NULL; m++)
+        n++;
+    if (n != NO_FIELDS)
+        return;
+    Py_ssize_t off[NO_FIELDS];
+    for (int f = 0; f < NO_FIELDS; f++) {
+        PyObject *d = _PyType_Lookup(t, f < NF ? *f_names[f] : s_notes); /* borrowed */
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+            ((PyDescrObject *)d)->d_type != t)
+            return;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY))
+            return;
+        for (int g = 0; g < f; g++)
+            if (off[g] == m->offset) /* two fields, one slot */
+                return;
+        off[f] = m->offset;
+    }
+    if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) || t->tp_version_tag == 0)
+        return;
+    memcpy(no_off, off, sizeof off);
+    no_version = t->tp_version_tag;
+}
+
+static PyObject *new_outcome(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != NO_FIELDS + 1 || !PyType_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "new_outcome(cls, passed, ..., notes): 15 arguments");
+        return NULL;
+    }
+    PyTypeObject *t = (PyTypeObject *)args[0];
+    if (t != no_type || !PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ||
+        t->tp_version_tag != no_version)
+        no_prepare(t);
+    if (no_version == 0 || t->tp_version_tag != no_version)
+        return PyObject_Vectorcall(args[0], args + 1, NO_FIELDS, NULL);
+    PyObject *obj = t->tp_alloc(t, 0);
+    if (obj == NULL)
+        return NULL;
+    for (int f = 0; f < NO_FIELDS; f++) {
+        PyObject *v = args[f + 1];
+        Py_INCREF(v);
+        *(PyObject **)((char *)obj + no_off[f]) = v;
+    }
+    return obj;
+}
+
 /* ---- evaluate()'s plan path (engine.py ``_assemble_planned``) ------------ */
 
 /* copy_json(obj): ``_copy_json_py``: a copy of a tree of exact dicts and
@@ -878,6 +953,8 @@ static PyMethodDef methods[] = {
      "weighted(outcomes, idx, weights, wsum) -> the weighted mean score of the rows idx"},
     {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,
      "signature(outcomes, udt_rows, want_saw) -> the plan key part the outcomes give"},
+    {"new_outcome", (PyCFunction)(void (*)(void))new_outcome, METH_FASTCALL,
+     "new_outcome(cls, passed, ..., notes) -> cls(passed, ..., notes), its slots stored directly"},
     {"round4", round4, METH_O, "round4(x) -> round(x, 4), without a decimal conversion when none can matter"},
     {NULL, NULL, 0, NULL},
 };
@@ -910,6 +987,7 @@ PyMODINIT_FUNC PyInit__resultkernel(void) {
     INTERN(s_budget_exceeded, "budget_exceeded");
     INTERN(s_config_invalid, "config_invalid");
     INTERN(s_value, "value");
+    INTERN(s_notes, "notes");
     INTERN(s_round, "__round__");
     INTERN(k_verdict, "verdict");
     INTERN(k_passed, "passed");

@@ -21,7 +21,17 @@ from evaluators.jsontext import canonical, sorted_ascii
 from evaluators.lexical.sentences import split_sentences
 from evaluators.lexical.terms import STOPWORDS, engaged, stem, words
 from evaluators.rules import asks
-from evaluators.rules.base import Outcome, count, pattern, ratio_score, skip, span, tool_call
+from evaluators.rules.base import (
+    Outcome,
+    count,
+    outcome,
+    pattern,
+    ratio_score,
+    skip,
+    span,
+    tool_call,
+)
+from evaluators.stats import r4
 from evaluators.text.case import lower
 
 
@@ -29,7 +39,7 @@ def min_output_length(ctx: EvalContext) -> Outcome:
     minimum, src = ctx.threshold("min_output_length")
     n = len(ctx.output)
     ok = n >= minimum
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else ratio_score(n, minimum),
         message=f"Output is {n} characters ({'≥' if ok else '<'} {minimum}).",
@@ -50,7 +60,7 @@ def non_empty_output(ctx: EvalContext) -> Outcome:
     # translate pass (a per-character dict lookup over the whole output)
     n = len(out.strip() if out.isascii() else out.translate(_INVISIBLE).strip())
     ok = n > 0
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else 0.0,
         message="Output is non-empty." if ok else "Output is empty or whitespace only.",
@@ -64,7 +74,7 @@ def sentence_count(ctx: EvalContext) -> Outcome:
     minimum, src = ctx.threshold("min_sentences")
     n = len(ctx.output_sentences)
     ok = n >= minimum
-    return Outcome(
+    return outcome(
         passed=ok,
         score=1.0 if ok else ratio_score(n, minimum),
         message=f"{n} sentence(s) ({'≥' if ok else '<'} {minimum}).",
@@ -82,19 +92,19 @@ def expected_coverage(ctx: EvalContext) -> Outcome:
     expected = ctx.request.expected or ""
     terms = {t for t in _SIMPLE_TERM.findall(lower(expected)) if len(t) > 2}
     if not terms:
-        return Outcome(
+        return outcome(
             True, 1.0, "Expected text has no qualifying term.", saw=("output", "expected")
         )
     out_terms = set(_SIMPLE_TERM.findall(ctx.output_lower))
     found = len(terms & out_terms)
     ratio = found / len(terms)
     ok = ratio >= 0.5
-    return Outcome(
+    return outcome(
         passed=ok,
         score=ratio,
         message=f"{found}/{len(terms)} expected terms present ({ratio:.0%}).",
-        evidence=[count("expected_terms_covered", "ratio", round(ratio, 4), 0.5, "rule")],
-        value={"stat": "expected_terms_covered", "unit": "ratio", "value": round(ratio, 4)},
+        evidence=[count("expected_terms_covered", "ratio", r4(ratio), 0.5, "rule")],
+        value={"stat": "expected_terms_covered", "unit": "ratio", "value": r4(ratio)},
         saw=("output", "expected"),
         asked=True,
     )
@@ -309,14 +319,14 @@ def ask_coverage(ctx: EvalContext) -> Outcome:
     saw = ("output", "input", "tool_calls") if ctx.steps else ("output", "input")
     if uncovered:
         names = "; ".join(f'"{p.text[:60]}"' for p in uncovered[:2])
-        return Outcome(
+        return outcome(
             False,
             covered / len(plan),
             f"{len(uncovered)} of {len(plan)} declared ask parts unanswered: {names}.",
             ev,
             saw=saw,
         )
-    return Outcome(True, 1.0, f"All {len(plan)} declared ask parts are addressed.", ev, saw=saw)
+    return outcome(True, 1.0, f"All {len(plan)} declared ask parts are addressed.", ev, saw=saw)
 
 
 # --- says_something --------------------------------------------------------
@@ -663,13 +673,13 @@ def says_something(ctx: EvalContext) -> Outcome:
     if ctx.has("tool_calls"):
         saw += ("tool_calls",)
     if shape is None:
-        return Outcome(True, 1.0, "The output says something.", saw=saw)
+        return outcome(True, 1.0, "The output says something.", saw=saw)
     ev = [pattern(shape, 1)]
     if shape != "repetition":
         # out is blanks, stripped, blanks: its rstrip() ends where stripped does
         lead = len(out) - len(out.lstrip())
         ev.append(span("output", lead, lead + len(stripped), "the whole output"))
-    return Outcome(False, 0.0, f"The output says nothing ({shape}).", ev, saw=saw)
+    return outcome(False, 0.0, f"The output says nothing ({shape}).", ev, saw=saw)
 
 
 # --- tool_sequence ---------------------------------------------------------
@@ -822,7 +832,7 @@ def tool_sequence(ctx: EvalContext) -> Outcome:
             + "."
         )
     )
-    return Outcome(ok, score, msg, ev, saw=("tool_calls", "expected_trajectory"), asked=True)
+    return outcome(ok, score, msg, ev, saw=("tool_calls", "expected_trajectory"), asked=True)
 
 
 # --- valid_tool_arguments -------------------------------------------------
@@ -999,7 +1009,7 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
     score = max(0.0, 1 - len(unrecovered) / max(len(ctx.steps), 1))
     if unrecovered:
         s0, r0 = unrecovered[0]
-        return Outcome(
+        return outcome(
             False,
             score,
             f"{len(unrecovered)} invalid call(s) never recovered; first: #{s0.index} {s0.name} "
@@ -1007,7 +1017,7 @@ def valid_tool_arguments(ctx: EvalContext) -> Outcome:
             ev,
             saw=("tool_calls", "tools_catalogue"),
         )
-    return Outcome(
+    return outcome(
         True,
         1.0,
         f"All {checked} checked call(s) valid or recovered ({recovered} recovered).",

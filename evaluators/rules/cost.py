@@ -10,6 +10,7 @@ from typing import Any
 from evaluators.context import EvalContext, Step
 from evaluators.rules.base import Outcome, count, outcome, skip, tool_call
 from evaluators.rules.completeness import norm_input
+from evaluators.stats import r4
 from evaluators.text.case import lower
 
 TARGET_KEYS: tuple[str, ...] = (
@@ -58,8 +59,8 @@ def verbosity_ratio(ctx: EvalContext) -> Outcome:
             f"Completion/prompt tokens {r:.2f} {'≤' if ok else '>'} {mx} "
             "(verbosity, not efficiency)."
         ),
-        evidence=[count("completion_prompt_ratio", "ratio", round(r, 4), mx, src)],
-        value={"stat": "completion_prompt_ratio", "unit": "ratio", "value": round(r, 4)},
+        evidence=[count("completion_prompt_ratio", "ratio", r4(r), mx, src)],
+        value={"stat": "completion_prompt_ratio", "unit": "ratio", "value": r4(r)},
         saw=("tokens",),
         asked=src != "default",
     )
@@ -131,7 +132,7 @@ def cost_anomaly(ctx: EvalContext) -> Outcome:
     else:
         z = 0.6745 * (cost - med) / mad
         spike = z > 3.5
-        ev.append(count("modified_z", "z", round(z, 4), 3.5, "rule"))
+        ev.append(count("modified_z", "z", r4(z), 3.5, "rule"))
         msg = f"Modified z {z:.2f} against the last {len(hist)} costs (median ${med:.4f})."
         score = 1.0 if not spike else max(0.0, 1 - (z - 3.5) / 10)
     if spike and dear is not None:
@@ -194,9 +195,29 @@ def _repeat_groups(keys: list[str], steps: tuple[Step, ...], max_rep: int) -> li
     return [grp for grp in groups.values() if len(grp) > max_rep]
 
 
+def loop_keys(steps: tuple[Step, ...]) -> list[str]:
+    """Each step's loop key, ``f"{name}\\x00{norm_input(input)}"``, except
+    that a step whose name no other step has gets ``f"{name}\\x00"``.
+
+    The rule reads the keys only by equality, and this keeps every equality:
+    with no NUL in any name, a key's name is the text before its first NUL,
+    so a key of a name nobody else has equals no other key, whatever input
+    text follows. Why: the input's text is a canonical JSON dump (~5,000
+    instructions a step), and most runs call each tool once."""
+    names = [s.name for s in steps]
+    seen: dict[str, int] = {}
+    for name in names:
+        if "\x00" in name:
+            return [f"{s.name}\x00{norm_input(s.input)}" for s in steps]
+        seen[name] = seen.get(name, 0) + 1
+    return [
+        f"{s.name}\x00{norm_input(s.input)}" if seen[s.name] > 1 else f"{s.name}\x00" for s in steps
+    ]
+
+
 def no_tool_loop(ctx: EvalContext) -> Outcome:
     steps = ctx.steps
-    keys = [f"{s.name}\x00{norm_input(s.input)}" for s in steps]
+    keys = loop_keys(steps)
     max_rep, rep_src = ctx.threshold("max_tool_repeats")
     max_reread, rr_src = ctx.threshold("max_target_rereads")
     polls: list[str] = []

@@ -9,10 +9,11 @@ it. Claims are extracted from the agent's own output.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from evaluators.context import EvalContext
-from evaluators.rules.base import Outcome, count, skip
+from evaluators.context import EvalContext, Step
+from evaluators.rules.base import Outcome, count, outcome, skip
 from evaluators.rules.scan import anchored_finditer, lowered_twin
 from evaluators.rules.tool_failure import failure_reason_of
 from evaluators.text.case import lower
@@ -330,11 +331,14 @@ class _Ground:
     is looked up saves the rule's largest cost on such outputs. The texts are
     the ones the eager build would have added (a set: order is immaterial)."""
 
-    __slots__ = ("_long_tails", "_set", "_tails", "_texts")
+    __slots__ = ("_inputs", "_long_tails", "_set", "_tails", "_texts")
 
-    def __init__(self, texts: list[str], tails: list[str]) -> None:
+    def __init__(self, texts: list[str], tails: list[str], inputs: Sequence[Step] = ()) -> None:
         self._texts = texts
         self._tails = tails  # each read's last whitespace-separated token, unfolded
+        # steps whose input's text is ground too: read (``Step.input_text``,
+        # a JSON dump) only with the rest, when a location is looked up
+        self._inputs = inputs
         self._set: set[str] | None = None
         self._long_tails: list[str] | None = None
 
@@ -344,6 +348,8 @@ class _Ground:
             ground = self._set = set()
             for text in self._texts:
                 _ground_add(ground, text)
+            for st in self._inputs:
+                _ground_add(ground, st.input_text)
         return ground
 
     def long_tails(self) -> list[str]:
@@ -408,6 +414,7 @@ _UNGROUNDED = "location nothing read supports"
 def grounded_in_reads(ctx: EvalContext) -> Outcome:
     texts: list[str] = [ctx.input or ""]
     tails: list[str] = []
+    inputs: list[Step] = []  # their input_text is ground, made only when read
     for st in ctx.steps:
         out = st.output_text
         if out:
@@ -423,9 +430,9 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             if last:
                 tails.append(last)
         if failure_reason_of(ctx, st) is None:
-            texts.append(st.input_text)
+            inputs.append(st)
     claims = extract_claims(ctx.output)
-    ungrounded = _unsupported_claims(claims, _Ground(texts, tails))
+    ungrounded = _unsupported_claims(claims, _Ground(texts, tails, inputs))
     # (the context's lowered output, shared with the other rules that lower
     # it, is only read once a location turns out unsupported)
     if ungrounded and not _no_proposal_anywhere(ctx.output, ctx.output_lower):
@@ -443,7 +450,7 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
     saw = ("output", "input", "tool_calls", "tool_outputs")
     if ungrounded:
         names = ", ".join([loc for _, _, loc in ungrounded[:3]])
-        return Outcome(
+        return outcome(
             False,
             0.0,
             f"{len(ungrounded)} cited location(s) appear in neither the ask nor any tool result: "
@@ -451,7 +458,7 @@ def grounded_in_reads(ctx: EvalContext) -> Outcome:
             ev,
             saw=saw,
         )
-    return Outcome(
+    return outcome(
         True,
         1.0,
         f"All {len(claims)} cited location(s) are grounded in the ask or the reads.",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
 
@@ -19,17 +18,27 @@ from evaluators.lexical.terms import (
     term_chain,
     term_chain_spans,
 )
-from evaluators.rules.base import Outcome, count, skip
+from evaluators.rules.base import Outcome, count, outcome, skip
+from evaluators.stats import r4
 from evaluators.text.case import lower
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+")
 
 
-@dataclass(frozen=True, slots=True)
 class Overlap:
-    ratio: float
-    found: int
-    total: int
+    """The ask's terms found in the output.
+
+    (Overlap, Continuity and _Chain are plain classes, not dataclasses:
+    compiled, a dataclass's generated ``__init__`` still runs interpreted,
+    ~2,200 instructions a construction; these are built once an evaluation
+    each and only read.)"""
+
+    __slots__ = ("found", "ratio", "total")
+
+    def __init__(self, ratio: float, found: int, total: int) -> None:
+        self.ratio = ratio
+        self.found = found
+        self.total = total
 
 
 # The memo keys of the values below (ctx.memo, one evaluation). Each is read
@@ -111,10 +120,10 @@ def keyword_overlap(ctx: EvalContext) -> Outcome:
     thr, src = _threshold(ctx, "keyword_overlap")
     ov = overlap(ctx)
     if ov is None:
-        return Outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
+        return outcome(True, 1.0, "The input has no content terms.", saw=("output", "input"))
     ratio = ov.ratio
-    shown = round(ratio, 4)
-    return Outcome(
+    shown = r4(ratio)
+    return outcome(
         passed=ratio >= thr,
         score=min(2 * ratio, 1.0),
         message=(
@@ -128,11 +137,15 @@ def keyword_overlap(ctx: EvalContext) -> Outcome:
     )
 
 
-@dataclass(frozen=True, slots=True)
 class Continuity:
-    ratio: float
-    connected: int
-    total: int
+    """Share of content sentences connected to the ask's topic."""
+
+    __slots__ = ("connected", "ratio", "total")
+
+    def __init__(self, ratio: float, connected: int, total: int) -> None:
+        self.ratio = ratio
+        self.connected = connected
+        self.total = total
 
 
 def _units(
@@ -158,16 +171,18 @@ def _units(
     return units
 
 
-@dataclass(frozen=True, slots=True)
 class _Chain:
     """:func:`term_chain` of the output's units against the ask's terms:
     the counts overlap, continuity and the hand-back test all read."""
 
-    connected: int
-    total: int
-    found: int  # ask terms in the output
-    outside: bool  # an output term the ask lacks
-    field_hits: int  # _field_hits(ask terms, output terms)
+    __slots__ = ("connected", "field_hits", "found", "outside", "total")
+
+    def __init__(self, counts: tuple[int, int, int, bool, int]) -> None:
+        self.connected = counts[0]
+        self.total = counts[1]
+        self.found = counts[2]  # ask terms in the output
+        self.outside = counts[3]  # an output term the ask lacks
+        self.field_hits = counts[4]  # _field_hits(ask terms, output terms)
 
 
 def _chain(ctx: EvalContext) -> _Chain:
@@ -191,8 +206,8 @@ def _compute_chain(ctx: EvalContext) -> _Chain:
     if body is text and "\n" not in body:
         # _units' one-block case: the units are the sentences themselves
         spans = ctx.output_sentences if body.strip() else []
-        return _Chain(*term_chain_spans(text, spans, seed, probe))
-    return _Chain(*term_chain(_units(text, None, body), seed, probe))
+        return _Chain(term_chain_spans(text, spans, seed, probe))
+    return _Chain(term_chain(_units(text, None, body), seed, probe))
 
 
 def continuity(ctx: EvalContext) -> Continuity | str:
@@ -241,8 +256,8 @@ def topic_consistency(ctx: EvalContext) -> Outcome:
         out.passed = True  # benefit of the doubt, still reported as skipped
         return out
     ratio = c.ratio
-    shown = round(ratio, 4)
-    return Outcome(
+    shown = r4(ratio)
+    return outcome(
         passed=ratio >= thr - 1e-9,
         score=min(1.5 * ratio, 1.0),
         message=(
@@ -443,7 +458,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     src = "config" if "config" in (kw_src, tc_src) else ("call" if asked else "default")
     # at most 25 words: a split capped at 25 cuts yields 26 pieces past that
     if len(ctx.output.split(None, 25)) <= 25 and _REFUSAL.search(ctx.output):
-        return Outcome(
+        return outcome(
             False,
             0.0,
             "The output is a bare refusal.",
@@ -460,7 +475,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
         handed_back = bool(out_terms) and out_terms <= ask_terms
     # (the stripped lengths are only measured for an output handed back)
     if handed_back and len(ctx.output.strip()) <= 1.2 * len((ctx.input or "").strip()):
-        return Outcome(
+        return outcome(
             False,
             0.0,
             "The output hands the ask back.",
@@ -478,8 +493,8 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
     kw_fail = ov.ratio < kw_thr
     tc_fail = c.ratio < tc_thr - 1e-9
     ev = [
-        count("input_terms_in_output", "ratio", round(ov.ratio, 4), kw_thr, kw_src),
-        count("connected_sentences", "ratio", round(c.ratio, 4), round(tc_thr, 4), tc_src),
+        count("input_terms_in_output", "ratio", r4(ov.ratio), kw_thr, kw_src),
+        count("connected_sentences", "ratio", r4(c.ratio), round(tc_thr, 4), tc_src),
     ]
     rescue = None
     if kw_fail and tc_fail:
@@ -491,7 +506,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
         ) >= 2:
             rescue = "it answers in the ask's subject vocabulary (a paraphrase)"
     if kw_fail and tc_fail and rescue is None:
-        return Outcome(
+        return outcome(
             False,
             min(2 * ov.ratio, 1.5 * c.ratio, 1.0),
             f"Off the ask: {ov.ratio:.0%} of its terms used and {c.ratio:.0%} of sentences "
@@ -501,7 +516,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
             asked=asked,
         )
     if rescue is not None:
-        return Outcome(
+        return outcome(
             True,
             max(0.5, min(2 * ov.ratio, 1.0)),
             f"Both lexical measurements fail, but {rescue}.",
@@ -509,7 +524,7 @@ def answers_the_ask(ctx: EvalContext) -> Outcome:
             saw=("output", "input"),
             asked=asked,
         )
-    return Outcome(
+    return outcome(
         True,
         1.0,
         "The output addresses the ask (at least one relevance measurement passes).",
@@ -601,8 +616,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
         if f > best_fit:
             best_name, best_fit = name, f
     ev = [
-        count("best_uncalled_fit", "ratio", round(best_fit, 4), 0.5, "rule"),
-        count("called_fit", "ratio", round(fit_called, 4)),
+        count("best_uncalled_fit", "ratio", r4(best_fit), 0.5, "rule"),
+        count("called_fit", "ratio", r4(fit_called)),
     ]
     saw = ("input", "tool_calls", "tools_catalogue")
     ask_concepts = _concepts(ask)
@@ -612,8 +627,8 @@ def tool_choice(ctx: EvalContext) -> Outcome:
                 continue
             fit = len(ask_concepts & _term_set_concepts(tt)) / len(ask)
             if fit > fit_called:
-                ev.append(count("named_uncalled_fit", "ratio", round(fit, 4)))
-                return Outcome(
+                ev.append(count("named_uncalled_fit", "ratio", r4(fit)))
+                return outcome(
                     False,
                     max(0.0, 1 - (fit - fit_called)),
                     f"The ask names what {name} does ({fit:.0%} fit), yet the agent called "
@@ -622,7 +637,7 @@ def tool_choice(ctx: EvalContext) -> Outcome:
                     saw=saw,
                 )
     if best_name and best_fit >= 0.5 and best_fit - fit_called >= 0.34:
-        return Outcome(
+        return outcome(
             False,
             max(0.0, 1 - (best_fit - fit_called)),
             f"{best_name} fits the ask ({best_fit:.0%}) far better than the called tools "
@@ -630,6 +645,6 @@ def tool_choice(ctx: EvalContext) -> Outcome:
             ev,
             saw=saw,
         )
-    return Outcome(
+    return outcome(
         True, 1.0, "The called tools serve the ask as well as any in the catalogue.", ev, saw=saw
     )

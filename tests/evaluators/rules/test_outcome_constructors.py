@@ -8,10 +8,12 @@ catch.
 
 from __future__ import annotations
 
+import gc
 import pickle
-from dataclasses import fields
+from dataclasses import fields, make_dataclass
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,3 +81,47 @@ def test_each_gets_its_own_lists() -> None:
     assert a.evidence is not b.evidence and a.notes is not b.notes
     s, t = skip("r"), skip("r")
     assert s.evidence is not t.evidence and s.notes is not t.notes
+
+
+kernel = pytest.importorskip("evaluators._resultkernel")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.tuples(
+        st.booleans(),
+        st.floats(allow_nan=False) | st.integers(-2, 2),
+        _TEXT,
+        _EVIDENCE,
+        st.booleans(),
+        st.none() | _SKIP_CLASS,
+        st.none() | _TEXT,
+        _NAMES,
+        _VALUE,
+        st.booleans(),
+        st.booleans(),
+        _NAMES,
+        st.booleans(),
+        st.lists(_TEXT, max_size=2),
+    )
+)
+def test_new_outcome_is_the_class_call(values: tuple[Any, ...]) -> None:
+    built = kernel.new_outcome(Outcome, *values)
+    expected = Outcome(*values)
+    assert type(built) is Outcome
+    assert built == expected
+    for f in fields(Outcome):  # the very objects, as the dataclass __init__ stores them
+        assert getattr(built, f.name) is getattr(expected, f.name)
+    assert gc.is_tracked(built)
+    assert pickle.loads(pickle.dumps(built)) == expected
+
+
+# Slotted like Outcome, fourteen fields, other names: not Outcome's layout.
+_Other = make_dataclass("_Other", [f"f{i}" for i in range(14)], slots=True)
+
+
+def test_new_outcome_calls_any_other_class() -> None:
+    values = (True, 1.0, "m", [], False, None, None, (), None, False, False, (), False, [])
+    assert kernel.new_outcome(_Other, *values) == _Other(*values)
+    with pytest.raises(TypeError):
+        kernel.new_outcome(Outcome, *values[:-1])  # one field short

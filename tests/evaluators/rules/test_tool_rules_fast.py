@@ -17,7 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evaluators.config import EngineConfig
-from evaluators.context import EvalContext, Step
+from evaluators.context import EvalContext, Step, as_text
 from evaluators.request import EvaluationRequest
 from evaluators.rules import tool_failure as tf
 from evaluators.text.literals import LOWERED_OUTPUT
@@ -138,18 +138,26 @@ _LOC_PIECES = [
 loc_texts = st.lists(st.sampled_from(_LOC_PIECES), max_size=12).map("".join)
 
 
-@given(st.lists(loc_texts, max_size=4), st.lists(loc_texts, min_size=1, max_size=6))
+@given(
+    st.lists(loc_texts, max_size=4),
+    st.lists(loc_texts, min_size=1, max_size=6),
+    st.lists(loc_texts | st.dictionaries(st.sampled_from(["path", "q"]), loc_texts), max_size=3),
+)
 @settings(max_examples=300, deadline=None)
-def test_the_lazy_ground_decides_as_the_eager_one(texts: list[str], locs: list[str]) -> None:
+def test_the_lazy_ground_decides_as_the_eager_one(
+    texts: list[str], locs: list[str], inputs: list[object]
+) -> None:
     from evaluators.rules import grounding as g
 
+    # the steps' inputs are ground too, their text read only by the lazy one
+    steps = [Step(i, "read", value, None, None) for i, value in enumerate(inputs)]
     eager: set[str] = set()
-    for text in texts:
+    for text in [*texts, *(as_text(value) for value in inputs)]:
         g._ground_add(eager, text)
     tails = [text.rsplit(None, 1)[-1] for text in texts if text.split()]
     folded = [g.fold_location(t).rsplit("/", 1)[-1] for t in tails]
     long_tails = [t for t in folded if len(t) >= 3]
-    lazy = g._Ground(texts, tails)
+    lazy = g._Ground(texts, tails, steps)
     for loc in locs:
         assert g._unsupported_in(loc, lazy) == g._unsupported(loc, eager, long_tails)
 

@@ -285,25 +285,8 @@ def read_stored_spans(resource_spans: bytes, resource: dict[str, Any]) -> list[S
                 for t in spans:
                     if t[0] is None:  # refused on arrival, so never stored
                         continue
-                    # Positional, in ``SpanRecord``'s field order.
-                    out.append(
-                        SpanRecord(
-                            t[0],
-                            t[1],
-                            t[3],
-                            t[2],
-                            OTLP_SPAN_KINDS.get(t[4], "UNSPECIFIED"),
-                            t[5],
-                            t[6],
-                            OTLP_STATUS_CODES.get(t[7], "UNSET"),
-                            t[8],
-                            t[10],
-                            [SpanEventRecord(*e) for e in t[9]] if t[9] else [],
-                            resource,
-                            scope_name,
-                            scope_version,
-                        )
-                    )
+                    events = [SpanEventRecord(*e) for e in t[9]] if t[9] else []
+                    out.append(_scanned_record(t, resource, scope_name, scope_version, events))
             return out
     records = []
     for r, span_bytes in read_resource_spans(resource_spans, ingest_attributes=False):
@@ -344,10 +327,16 @@ def _scope_named(scope: bytes) -> tuple[str | None, str | None]:
 
 
 def _scanned_record(
-    t: tuple[Any, ...], resource: dict[str, Any], scope_name: str | None, scope_version: str | None
+    t: tuple[Any, ...],
+    resource: dict[str, Any],
+    scope_name: str | None,
+    scope_version: str | None,
+    events: list[SpanEventRecord] | None = None,
 ) -> SpanRecord:
     """A ``SpanRecord`` from one of the C scanner's span tuples (ids as hex,
-    name, kind and status as numbers, the ingest attributes)."""
+    name, kind and status as numbers, the attributes it read: the ingest
+    ones, or every one of a stored span, with its ``events``)."""
+    # Positional, in ``SpanRecord``'s field order.
     return SpanRecord(
         t[0],
         t[1],
@@ -359,7 +348,7 @@ def _scanned_record(
         OTLP_STATUS_CODES.get(t[7], "UNSET"),
         t[8],
         t[10],
-        [],
+        events if events is not None else [],
         resource,
         scope_name,
         scope_version,

@@ -5,7 +5,10 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -14,53 +17,45 @@ from storage.engine import make_engine
 from storage.writeturn import WriteTurn, turn_path, write_turn
 
 
-def _hold(path: str, seconds: float, ready: threading.Event | None = None) -> None:
-    with WriteTurn(path).held() as got:
-        assert got
-        if ready is not None:
-            ready.set()
-        time.sleep(seconds)
-
-
 def _hold_in_process(path: str, seconds: float, ready: object) -> None:
     with WriteTurn(path).held():
         ready.set()  # type: ignore[attr-defined]
         time.sleep(seconds)
 
 
-def test_a_turn_waits_for_another_process_to_finish_its_own(tmp_path: Path) -> None:
-    path = str(tmp_path / "db-writeturn")
+@contextmanager
+def _held_by_another_process(path: str, seconds: float) -> Iterator[Any]:
+    """Another process holding the turn at ``path`` for ``seconds``; yields it."""
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Event()
-    holder = ctx.Process(target=_hold_in_process, args=(path, 0.4, ready))
+    holder = ctx.Process(target=_hold_in_process, args=(path, seconds, ready))
     holder.start()
     try:
         assert ready.wait(30)
+        yield holder
+    finally:
+        holder.join(30)
+
+
+def test_a_turn_waits_for_another_process_to_finish_its_own(tmp_path: Path) -> None:
+    path = str(tmp_path / "db-writeturn")
+    with _held_by_another_process(path, 0.4) as holder:
         started = time.monotonic()
         with WriteTurn(path).held() as got:
             waited = time.monotonic() - started
             assert got
         assert waited > 0.2  # it waited for the other process's turn to end
-    finally:
-        holder.join(30)
     assert holder.exitcode == 0
 
 
 def test_a_turn_not_got_in_time_lets_the_writer_go_on(tmp_path: Path) -> None:
     # A stuck holder must fail others as SQLite's own busy timeout did, not hang them.
     path = str(tmp_path / "db-writeturn")
-    ctx = multiprocessing.get_context("spawn")
-    ready = ctx.Event()
-    holder = ctx.Process(target=_hold_in_process, args=(path, 2.0, ready))
-    holder.start()
-    try:
-        assert ready.wait(30)
+    with _held_by_another_process(path, 2.0):
         started = time.monotonic()
         with WriteTurn(path, timeout_s=0.2).held() as got:
             assert not got
         assert 0.15 < time.monotonic() - started < 1.5
-    finally:
-        holder.join(30)
 
 
 def test_threads_of_one_process_take_turns(tmp_path: Path) -> None:

@@ -329,7 +329,7 @@ def save_derivations(
 
     ``stored``, the trace rows as read with those spans (``None`` for an item
     without one), leaves out of each UPDATE the columns the row already
-    holds (``unchanged_columns``).
+    holds (``changed_values``).
     """
     prepared = prepare_derivations(conn.dialect.name, items, index=index, stored=stored)
     return apply_derivations(conn, prepared)
@@ -418,8 +418,12 @@ def apply_derivations(conn: Connection, prepared: PreparedDerivations) -> list[b
 _JSON_COLUMNS: Final = frozenset(c.name for c in traces.c if isinstance(c.type, JSON))
 
 
-def unchanged_columns(values: dict[str, Any], row: dict[str, Any]) -> set[str]:
-    """The columns of ``values`` that ``row`` (the trace row as read) already
+# Stands for a column ``row`` lacks in ``changed_values`` (no column holds it).
+_ABSENT: Final = object()
+
+
+def changed_values(values: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """``values`` without the columns ``row`` (the trace row as read) already
     holds, of the same type (``2`` is not ``2.0``: they read back apart).
 
     Left out of the UPDATE, they cost no index entries: a trace's derivation
@@ -427,18 +431,8 @@ def unchanged_columns(values: dict[str, Any], row: dict[str, Any]) -> set[str]:
     assembly facts the row had, and SQLite re-files the row in every index
     whose columns the statement sets (six of them), changed or not. Safe
     under the ``DerivedFrom`` guard: what else writes these columns without
-    adding spans (a finalize request) is then kept instead of overwritten."""
-    return set(values) - set(changed_values(values, row))
-
-
-# Stands for a column ``row`` lacks in ``changed_values`` (no column holds it).
-_ABSENT: Final = object()
-
-
-def changed_values(values: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """``values`` without its ``unchanged_columns``, in one pass (a set of
-    them and then a second dict took twice the work; typed as dicts, which
-    they are, so the compiled lookups are dict lookups)."""
+    adding spans (a finalize request) is then kept instead of overwritten.
+    Typed as dicts, which they are, so the compiled lookups are dict lookups."""
     return {
         c: v
         for c, v in values.items()

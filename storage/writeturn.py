@@ -73,7 +73,8 @@ class WriteTurn:
     @contextlib.contextmanager
     def held(self) -> Iterator[bool]:
         """Hold the turn for the block; yields whether it was got in time."""
-        deadline = time.monotonic() + self.timeout_s
+        started = time.monotonic()
+        deadline = started + self.timeout_s
         self._for_this_process()
         threads = self._threads
         if not threads.acquire(timeout=self.timeout_s):
@@ -82,8 +83,8 @@ class WriteTurn:
         try:
             fd = self._fd
             got = _poll_flock(fd, deadline)
-            self.turns += 1
-            self.waited_s += time.monotonic() - (deadline - self.timeout_s)
+            self.turns += got
+            self.waited_s += time.monotonic() - started
             try:
                 yield got
             finally:

@@ -10,12 +10,15 @@ from mypy_extensions import mypyc_attr
 
 from evaluators.context import EvalContext
 
-# The compiled outcome constructor (evaluators/_resultkernel.c); absent when
-# the extension was not built, and then the class is called.
+# The compiled outcome constructor (evaluators/_resultkernel.c); when the
+# extension was not built, a call of the class with the same fields.
 try:
     from evaluators._resultkernel import new_outcome as _new_outcome
 except ImportError:  # pragma: no cover - depends on the build
-    _new_outcome = None  # type: ignore[assignment]
+
+    def _new_outcome(cls: type[Any], *fields: Any) -> Any:  # type: ignore[misc]
+        return cls(*fields)
+
 
 Kind = Literal["measurement", "detection", "inference", "judgment", "policy", "verification"]
 Mechanism = Literal["formula", "pattern", "heuristic", "model", "external"]
@@ -98,26 +101,9 @@ def _outcome(
     one generic attribute store a field (-0.5 % of a worker's instructions).
     The C kernel's ``new_outcome`` stores the same fields in the slots without
     the class call and its interpreted ``__init__`` (~1,300 instructions an
-    outcome); without the kernel, the class is called."""
-    if _new_outcome is not None:
-        return _new_outcome(
-            Outcome,
-            passed,
-            score,
-            message,
-            evidence,
-            skipped,
-            skip_class,
-            skip_reason,
-            saw,
-            value,
-            False,
-            config_invalid,
-            lacked,
-            asked,
-            [],
-        )
-    return Outcome(
+    outcome); without the kernel, the class is called with them."""
+    return _new_outcome(
+        Outcome,
         passed,
         score,
         message,

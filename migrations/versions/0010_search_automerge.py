@@ -3,12 +3,12 @@
 Each commit that indexes traces adds a segment to the ``trace_search`` index,
 and FTS5 merges segments of one level into the next once ``automerge`` of
 them exist (4 by default), so every indexed word is rewritten once per
-level. A worker indexes each verdict's trace: measured over 12,800
-documents committed 64 at a time, 8 instead of 4 costs ~14 % fewer
-instructions in FTS5 (fewer levels, each word rewritten fewer times), and
-a one-worker drain ~2.4 % fewer in all. A query reads a few more segments
-(ranked queries over 25,600 documents within noise). PostgreSQL's search
-table is unchanged.
+level. A worker indexes each verdict's trace: over 12,800 documents
+committed 64 at a time, 8 instead of 4 costs ~14 % fewer instructions in
+FTS5 (``bench/fts_merge.py``: 397k -> 341k a document; fewer levels, each
+word rewritten fewer times). A query reads a few more segments (five ranked
+queries over 25,600 such documents took 21.8 and 22.4 ms, within noise).
+PostgreSQL's search table is unchanged.
 
 Revision ID: 0010
 Revises: 0009

@@ -81,10 +81,10 @@ def test_leaving_out_unchanged_columns_stores_the_same_row(
     assert {c: type(v) for c, v in first.items()} == {c: type(v) for c, v in second.items()}
 
 
-def test_unchanged_columns_are_same_typed_equal_non_json_values() -> None:
+def test_json_columns_and_changed_types_are_written() -> None:
     row = {"agent_name": "bot", "latency_ms": 2.0, "run": None, "metadata": {}, "error": False}
     values = {"agent_name": "bot", "latency_ms": 2, "run": None, "metadata": {}, "error": 0}
-    assert assembly.unchanged_columns(values, row) == {"agent_name", "run"}
+    assert assembly.changed_values(values, row) == {"latency_ms": 2, "metadata": {}, "error": 0}
 
 
 def test_changed_values_are_the_values_of_the_other_columns() -> None:

@@ -48,14 +48,15 @@ search_table = Table(
 SEARCH_FIELDS = ("input", "output", "tools", "metadata")
 MAX_FIELD_CHARS = 200_000
 MARK_OPEN, MARK_CLOSE = "<mark>", "</mark>"
+# The keys of a stored tool call whose values are searched, in this order.
+TOOL_CALL_SEARCHED = ("tool_name", "input", "output", "error")
 
 
 def _flatten(value: Any, out: list[str]) -> None:
-    """Keys and leaves of ``value`` in order; strings (most leaves) are
-    appended by the caller's loop instead of a call each."""
+    """The leaf values of ``value`` in order (keys left out); strings (most
+    leaves) are appended by the caller's loop instead of a call each."""
     if isinstance(value, dict):
-        for key, item in value.items():
-            out.append(key if type(key) is str else str(key))
+        for item in value.values():
             if isinstance(item, str):
                 out.append(item)
             elif item is not None:
@@ -83,10 +84,37 @@ def _scalar_text(value: Any) -> str:
     return json.dumps(value)
 
 
-def flatten_text(value: Any) -> str:
-    """All leaf values (and keys) of a JSON-like value, space-separated."""
+def values_text(value: Any) -> str:
+    """The leaf values of a JSON-like value, space-separated: what is
+    searched of a trace's metadata (SPEC §14.6 indexes values, not keys)."""
     parts: list[str] = []
     _flatten(value, parts)
+    return " ".join(parts)[:MAX_FIELD_CHARS]
+
+
+def tool_calls_text(calls: Any) -> str:
+    """What is searched of a trace's tool calls: each call's name, the values
+    of its input and output, and its error (SPEC §14.6).
+
+    A call's timings, ids and cost are left out: they are in every call, and
+    nearly every one is a word no other trace has. On the load generator's
+    traces they and the key names were half of the index's words, and leaving
+    them out cut the index's instructions per document by a third
+    (``docs/performance.md``, session 16)."""
+    parts: list[str] = []
+    if isinstance(calls, list | tuple):
+        for call in calls:
+            if isinstance(call, dict):
+                for key in TOOL_CALL_SEARCHED:
+                    item = call.get(key)
+                    if isinstance(item, str):
+                        parts.append(item)
+                    elif item is not None:
+                        _flatten(item, parts)
+            elif call is not None:
+                _flatten(call, parts)
+    elif calls is not None:
+        _flatten(calls, parts)
     return " ".join(parts)[:MAX_FIELD_CHARS]
 
 
@@ -103,8 +131,8 @@ def document_of(tenant_id: str, trace_id: str, row: Mapping[str, Any]) -> dict[s
         "trace_id": trace_id,
         "input": (row.get("input") or "")[:MAX_FIELD_CHARS],
         "output": (row.get("output") or "")[:MAX_FIELD_CHARS],
-        "tools": flatten_text(row.get("tool_calls")),
-        "metadata": flatten_text(row.get("metadata")),
+        "tools": tool_calls_text(row.get("tool_calls")),
+        "metadata": values_text(row.get("metadata")),
     }
 
 

@@ -127,8 +127,8 @@ def scan_traces(conn: Connection, query: TraceQuery, *, budget_ms: int) -> Trace
             (
                 row.input or "",
                 row.output or "",
-                search.flatten_text(row.tool_calls),
-                search.flatten_text(row._mapping["metadata"]),
+                search.tool_calls_text(row.tool_calls),
+                search.values_text(row._mapping["metadata"]),
             )
         ).casefold()
         if words and all(w in text for w in words):

@@ -16,12 +16,11 @@ from storage.traces import TraceQuery, list_traces
 
 
 def _reference(value: Any, out: list[str]) -> None:
-    """The plain recursive walk ``flatten_text`` must agree with."""
+    """The plain recursive walk ``values_text`` must agree with."""
     if value is None:
         return
     if isinstance(value, dict):
-        for key, item in value.items():
-            out.append(str(key))
+        for item in value.values():
             _reference(item, out)
     elif isinstance(value, list | tuple):
         for item in value:
@@ -31,6 +30,8 @@ def _reference(value: Any, out: list[str]) -> None:
     else:
         out.append(json.dumps(value))
 
+
+_CALL_KEYS = ("tool_name", "input", "output", "error", "latency_ms", "call_id", "started_at")
 
 leaves = (
     st.none()
@@ -52,10 +53,38 @@ values = st.recursive(
 
 @given(values)
 @settings(max_examples=400, deadline=None)
-def test_flattened_text_is_every_key_and_leaf_in_order(value: Any) -> None:
+def test_values_text_is_every_leaf_in_order_without_keys(value: Any) -> None:
     parts: list[str] = []
     _reference(value, parts)
-    assert search.flatten_text(value) == " ".join(parts)
+    assert search.values_text(value) == " ".join(parts)
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(_CALL_KEYS), values, max_size=8), max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_tool_calls_text_is_each_calls_name_input_output_and_error(calls: list[Any]) -> None:
+    parts: list[str] = []
+    for call in calls:
+        for key in ("tool_name", "input", "output", "error"):
+            _reference(call.get(key), parts)
+    assert search.tool_calls_text(calls) == " ".join(parts)
+
+
+def test_tool_calls_text_leaves_out_timings_ids_and_key_names() -> None:
+    calls = [
+        {
+            "tool_name": "lookup_order",
+            "input": {"order_id": "NW-1"},
+            "output": {"carrier": "UPS", "eta_days": 4},
+            "latency_ms": 162.5,
+            "started_at": "2025-12-01T00:00:00.055Z",
+            "call_id": "call_bacfb3d0",
+            "cost_usd": 0.001,
+        },
+        {"tool_name": "refund", "error": "HTTPError: 502"},
+        "not a call",
+    ]
+    expected = "lookup_order NW-1 UPS 4 refund HTTPError: 502 not a call"
+    assert search.tool_calls_text(calls) == expected
 
 
 def _stored_trace(engine: Engine, trace_id: str, output: str) -> dict[str, Any]:
@@ -89,6 +118,28 @@ def test_reindexing_replaces_the_rows_of_those_traces_only(engine: Engine) -> No
     with engine.connect() as conn:
         count = conn.execute(text("SELECT count(*) FROM trace_search")).scalar_one()
     assert count == 2
+
+
+def test_a_tool_calls_values_and_error_are_found_and_its_bookkeeping_is_not(
+    engine: Engine,
+) -> None:
+    row = _stored_trace(engine, "a" * 32, "done")
+    row["tool_calls"] = [
+        {
+            "tool_name": "lookup_order",
+            "input": {"order_id": "NW-356787"},
+            "output": {"city": "Seattle"},
+            "error": "Gateway timeout",
+            "call_id": "call_bacfb3d00b1f",
+        }
+    ]
+    row["metadata"] = {"model": "gpt-4o"}
+    with engine.begin() as conn:
+        search.index_rows(conn, [row])
+    for word in ("lookup_order", "NW-356787", "Seattle", "timeout", "gpt-4o"):
+        assert _found(engine, word) == ["a" * 32], word
+    for word in ("call_bacfb3d00b1f", "city", "model"):
+        assert _found(engine, word) == [], word
 
 
 def test_removed_traces_are_no_longer_found(engine: Engine) -> None:

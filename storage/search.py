@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,6 +51,9 @@ MAX_FIELD_CHARS = 200_000
 MARK_OPEN, MARK_CLOSE = "<mark>", "</mark>"
 # The keys of a stored tool call whose values are searched, in this order.
 TOOL_CALL_SEARCHED = ("tool_name", "input", "output", "error")
+# Anything that is not a letter or digit (a single character class: nothing
+# to backtrack). ``\w`` is ``str.isalnum`` plus the underscore.
+_NOT_A_WORD = re.compile(r"[\W_]+")
 
 
 def _flatten(value: Any, out: list[str]) -> None:
@@ -205,13 +209,24 @@ def index_documents(
             "INSERT INTO trace_search "
             "(tenant_id, trace_id, input, output, tools, metadata, document) "
             "VALUES (:tenant_id, :trace_id, :input, :output, :tools, :metadata, "
-            "setweight(to_tsvector('simple', :input), 'A') || "
-            "setweight(to_tsvector('simple', :output), 'A') || "
-            "setweight(to_tsvector('simple', :tools), 'B') || "
-            "setweight(to_tsvector('simple', :metadata), 'C'))"
+            "setweight(to_tsvector('simple', :input_words), 'A') || "
+            "setweight(to_tsvector('simple', :output_words), 'A') || "
+            "setweight(to_tsvector('simple', :tools_words), 'B') || "
+            "setweight(to_tsvector('simple', :metadata_words), 'C'))"
         ),
-        docs,
+        [{**d, **{f"{name}_words": index_words(d[name]) for name in SEARCH_FIELDS}} for d in docs],
     )
+
+
+def index_words(value: str) -> str:
+    """``value`` split into words the way ``query_words`` splits a query.
+
+    PostgreSQL's parser reads ``NW-356787`` as ``nw`` and the signed integer
+    ``-356787``, ``3.14`` as one number and an address as one token, so a
+    query for ``356787`` would miss; the index gets the same words as the
+    query instead (FTS5's tokenizer already splits on every separator).
+    """
+    return _NOT_A_WORD.sub(" ", value)
 
 
 def remove(conn: Connection, keys: Sequence[tuple[str, str]]) -> None:

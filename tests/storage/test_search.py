@@ -142,6 +142,22 @@ def test_a_tool_calls_values_and_error_are_found_and_its_bookkeeping_is_not(
         assert _found(engine, word) == [], word
 
 
+def test_numbers_addresses_and_hyphenated_codes_are_found_by_their_parts(
+    engine: Engine,
+) -> None:
+    row = _stored_trace(engine, "a" * 32, "Refunded 12.50 to ana@example.com for order NW-356787")
+    with engine.begin() as conn:
+        search.index_rows(conn, [row])
+    for query in ("12.50", "50", "example.com", "ana", "NW-356787", "356787", "order nw"):
+        assert _found(engine, query) == ["a" * 32], query
+
+
+@given(st.text(max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_the_index_splits_text_into_the_words_a_query_does(value: str) -> None:
+    assert search.index_words(value).split() == search.query_words(value) or len(value) > 1000
+
+
 def test_removed_traces_are_no_longer_found(engine: Engine) -> None:
     rows = [_stored_trace(engine, c * 32, "plums") for c in "abc"]
     with engine.begin() as conn:

@@ -36,6 +36,12 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
+# The setup.py commands that compile (the others, such as egg_info or
+# dist_info, only read metadata).
+BUILD_COMMANDS = frozenset(
+    {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install", "bdist_egg"}
+)
+
 
 def _ext(name: str, source: str) -> Extension:
     return Extension(name, sources=[source], optional=True, extra_compile_args=["-O2"])
@@ -52,6 +58,14 @@ def _compiled() -> list[Extension]:
         return []
     listing = runpy.run_path("evaluators/_compiled.py")
     sources = [listing["source_path"](m) for m in listing["COMPILED_MODULES"]]
+    # Only a command that builds replaces the compiled modules and their
+    # manifest (setup.py also runs for metadata). It clears the previous
+    # build's first: a build failing after this point then leaves source
+    # running, never old extensions under a manifest of new sources.
+    building = bool(BUILD_COMMANDS.intersection(sys.argv[1:]))
+    if building:
+        for artifact in listing["build_artifacts"]():
+            artifact.unlink(missing_ok=True)
     # A module compiled in place by an earlier build but no longer listed
     # would still shadow its source: its extension goes.
     for pkg in ("evaluators", "receivers", "service", "storage"):
@@ -67,9 +81,10 @@ def _compiled() -> list[Extension]:
         return []
     for ext in exts:
         ext.optional = True
-    Path(listing["MANIFEST"]).write_text(
-        json.dumps(listing["manifest"](), indent=1, sort_keys=True) + "\n"
-    )
+    if building:
+        Path(listing["MANIFEST"]).write_text(
+            json.dumps(listing["manifest"](), indent=1, sort_keys=True) + "\n"
+        )
     return exts
 
 

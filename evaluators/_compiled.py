@@ -140,6 +140,16 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def build_artifacts() -> list[Path]:
+    """What compiling the listed modules leaves in the tree: each module's
+    extension, the group's shared library and the manifest. A build removes
+    them before it starts, so a build that fails after the manifest is
+    written leaves source running rather than the previous build's
+    extensions under the new sources' digests."""
+    extensions = [source_path(m).with_name(source_path(m).stem + _EXT) for m in COMPILED_MODULES]
+    return [*extensions, ROOT / f"{GROUP}__mypyc{_EXT}", MANIFEST]
+
+
 def manifest() -> dict[str, str]:
     """Each listed module's source digest, as the build compiles it now."""
     return {m: digest(source_path(m)) for m in COMPILED_MODULES}

@@ -128,3 +128,17 @@ def test_the_lower_guard_sees_a_bare_lower(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text("a = 'X'\nb = a.lower()\nc = str.lower(a)\nd = a.lower  # not a call\n")
     assert _lower_calls(src) == [2]
+
+
+def test_a_build_clears_every_artifact_of_the_last_one_first() -> None:
+    """setup.py removes these before compiling: a build failing after it
+    wrote the manifest must leave source, not the last build's extensions
+    recorded as built from the new sources."""
+    artifacts = _compiled.build_artifacts()
+    assert _compiled.MANIFEST in artifacts
+    assert _compiled.ROOT / f"{_compiled.GROUP}__mypyc{_compiled._EXT}" in artifacts
+    extensions = {p for p in artifacts if p.name.endswith(_compiled._EXT)}
+    assert len(extensions) == len(_compiled.COMPILED_MODULES) + 1
+    for module in _compiled.COMPILED_MODULES:
+        src = _compiled.source_path(module)
+        assert src.with_name(src.stem + _compiled._EXT) in extensions

@@ -74,10 +74,12 @@ def drain_timed(engine: Engine, settings: Settings) -> tuple[BatchStats, float, 
     rules = DeployedRules()
     batches = 0
     started = time.perf_counter()
+    carried = None  # as a pool worker runs: each store claims the next batch
     while True:
-        stats = process_batch(engine, settings, "bench", rules)
+        stats = process_batch(engine, settings, "bench", rules, carried, claim_next=True)
         if not stats.claimed:
             break
+        carried = stats.next_batch or None
         batches += 1
         total.claimed += stats.claimed
         total.evaluated += stats.evaluated

@@ -101,21 +101,25 @@ def drain(template: Path, skip: int = 0) -> None:
     from service.worker import process_batch
 
     with template_worker(template, "iris-worker-instr-") as (engine, settings, rules):
+        # as a pool worker runs: each store claims the next batch
         skipped = 0
+        carried = None
         while skipped < skip:
-            stats = process_batch(engine, settings, "instr", rules)
+            stats = process_batch(engine, settings, "instr", rules, carried, claim_next=True)
             if not stats.claimed:
                 break
             skipped += stats.claimed
+            carried = stats.next_batch or None
         claimed = 0
 
         def run(_a: int, _b: int) -> int:
-            nonlocal claimed
+            nonlocal claimed, carried
             while True:
-                stats = process_batch(engine, settings, "instr", rules)
+                stats = process_batch(engine, settings, "instr", rules, carried, claim_next=True)
                 if not stats.claimed:
                     return 0
                 claimed += stats.claimed
+                carried = stats.next_batch or None
 
         functools.reduce(run, [0, 0])
     print(f"drained {claimed}")

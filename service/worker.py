@@ -3,12 +3,15 @@
 Each batch runs in three phases so the CPU-bound part never holds a database
 write lock (SQLite has one for the whole file):
 
-1. claim a batch of jobs (a short write transaction);
+1. claim a batch of jobs (a short write transaction), unless the previous
+   batch's store already claimed it;
 2. read each trace, derive its fields from its spans when they are stale,
    evaluate it — no transaction open while computing;
 3. store derivations, evaluations and job completions in one transaction,
    each guarded so that a trace that moved on, or a job whose lease passed
-   to another worker, is not overwritten.
+   to another worker, is not overwritten; the same transaction claims the
+   next batch, so a busy worker takes SQLite's write lock once a batch,
+   not twice.
 
 ``iris serve`` runs a pool of these processes beside the receivers;
 ``iris worker`` runs them alone, for other machines sharing PostgreSQL.
@@ -17,6 +20,7 @@ write lock (SQLite has one for the whole file):
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 import multiprocessing
@@ -25,6 +29,7 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from multiprocessing.synchronize import Event as MpEvent
@@ -86,6 +91,9 @@ class BatchStats:
     # CPU seconds of this thread per stage (claim, read, derive, convert,
     # engine, store): what bench/worker_bench.py reports per trace.
     stage_cpu: dict[str, float] = field(default_factory=dict)
+    # The batch this batch's store claimed for the caller to run next
+    # (``process_batch(..., claim_next=True)``).
+    next_batch: list[job_store.ClaimedJob] = field(default_factory=list)
 
     def add_cpu(self, stage: str, since: float) -> float:
         """Charge the CPU time since ``since`` to ``stage``; returns now."""
@@ -94,24 +102,41 @@ class BatchStats:
         return now
 
 
+def _claim_in(conn: Connection, settings: Settings, worker: str) -> list[job_store.ClaimedJob]:
+    """Claim a batch in the transaction ``conn`` has open."""
+    return job_store.claim(
+        conn,
+        worker=worker,
+        limit=settings.job_batch,
+        lease=timedelta(seconds=settings.job_lease_s),
+        now=codec.utcnow(),
+    )
+
+
 def _claim(engine: Engine, settings: Settings, worker: str) -> list[job_store.ClaimedJob]:
-    now = codec.utcnow()
     with engine.connect() as conn:
-        if not job_store.any_claimable(conn, now=now):
+        if not job_store.any_claimable(conn, now=codec.utcnow()):
             return []
         conn.rollback()  # end the read before SQLite's write transaction
         with write_turn(engine):
             if conn.dialect.name == "sqlite":
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
-            claimed = job_store.claim(
-                conn,
-                worker=worker,
-                limit=settings.job_batch,
-                lease=timedelta(seconds=settings.job_lease_s),
-                now=now,
-            )
+            claimed = _claim_in(conn, settings, worker)
             conn.commit()
     return claimed
+
+
+def release(engine: Engine, claimed: list[job_store.ClaimedJob]) -> None:
+    """Give back a batch claimed for later that this worker will not run
+    (it is stopping): the jobs are pending again at once, not after their
+    lease."""
+    if not claimed:
+        return
+    with write_turn(engine), engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        job_store.release(conn, claimed, now=codec.utcnow())
+        conn.commit()
 
 
 def _read_all(
@@ -262,9 +287,15 @@ def _prepare(outcomes: list[Outcome], dialect: str, now: datetime, *, index: boo
 
 
 def _store(
-    engine: Engine, outcomes: list[Outcome], stats: BatchStats, *, index: bool = True
-) -> None:
-    """Write a batch's results in one transaction.
+    engine: Engine,
+    outcomes: list[Outcome],
+    stats: BatchStats,
+    *,
+    index: bool = True,
+    claim_next: Callable[[Connection], list[job_store.ClaimedJob]] | None = None,
+) -> list[job_store.ClaimedJob]:
+    """Write a batch's results in one transaction; with ``claim_next``, claim
+    the next batch in it too and return that.
 
     Only jobs this worker still owns (same attempt, still running) contribute:
     on PostgreSQL they are locked first, on SQLite the transaction takes the
@@ -276,6 +307,10 @@ def _store(
     JSON, the search rows) was ~40 % of a store's instructions (callgrind).
     A job lost meanwhile (rare: its lease ran out) has them built again
     without it.
+
+    Claiming the next batch here rather than in a transaction of its own
+    halves a busy worker's turns at the write lock, and each turn may wait
+    for the other writers' (e2e_bench counts them).
     """
     now = codec.utcnow()
     dialect = engine.dialect.name
@@ -319,21 +354,33 @@ def _store(
         if failed_rows:
             insert_evaluations(conn, failed_rows, failed_rules)
         job_store.finish_many(conn, prepared.finished, now=now)
+        following = claim_next(conn) if claim_next is not None else []
         conn.commit()
     stats.evaluated += len(prepared.eval_types)
     for kind in prepared.eval_types:
         stats.per_eval_type[kind] = stats.per_eval_type.get(kind, 0) + 1
+    return following
 
 
 def process_batch(
-    engine: Engine, settings: Settings, worker: str, rules: DeployedRules
+    engine: Engine,
+    settings: Settings,
+    worker: str,
+    rules: DeployedRules,
+    claimed: list[job_store.ClaimedJob] | None = None,
+    *,
+    claim_next: bool = False,
 ) -> BatchStats:
-    """Claim, compute and store one batch; returns what happened."""
+    """Claim (unless ``claimed`` is the batch a previous store claimed),
+    compute and store one batch; returns what happened. With
+    ``claim_next`` the store claims the next batch (``stats.next_batch``):
+    the caller must run it, or ``release`` it."""
     started = time.perf_counter()
     stats = BatchStats()
     clock = time.thread_time()
-    claimed = _claim(engine, settings, worker)
-    clock = stats.add_cpu("claim", clock)
+    if claimed is None:
+        claimed = _claim(engine, settings, worker)
+        clock = stats.add_cpu("claim", clock)
     stats.claimed = len(claimed)
     if not claimed:
         return stats
@@ -351,7 +398,15 @@ def process_batch(
             log.warning("job %s raised: %r", job.id, exc)
             outcomes.append(Outcome(job, error=f"{type(exc).__name__}: {exc}"))
     clock = time.thread_time()
-    _store(engine, outcomes, stats, index=settings.search_index == "on")
+    stats.next_batch = _store(
+        engine,
+        outcomes,
+        stats,
+        index=settings.search_index == "on",
+        claim_next=functools.partial(_claim_in, settings=settings, worker=worker)
+        if claim_next
+        else None,
+    )
     stats.add_cpu("store", clock)
     stats.seconds = time.perf_counter() - started
     return stats
@@ -361,10 +416,12 @@ def drain(engine: Engine, settings: Settings, worker: str = "inline") -> BatchSt
     """Process every pending job in this process (tests, ``iris worker --once``)."""
     total = BatchStats()
     rules = DeployedRules(ttl_s=0)
+    carried: list[job_store.ClaimedJob] | None = None
     while True:
-        stats = process_batch(engine, settings, worker, rules)
+        stats = process_batch(engine, settings, worker, rules, carried, claim_next=True)
         if not stats.claimed:
             return total
+        carried = stats.next_batch or None  # none: claim afresh, in case
         total.claimed += stats.claimed
         total.evaluated += stats.evaluated
         total.derived += stats.derived
@@ -453,15 +510,19 @@ def run_worker(
     name = worker_name(index)
     idle_sleep = IDLE_SLEEP_S[0]
     reported_turns, reported_wait = 0, 0.0
+    carried: list[job_store.ClaimedJob] | None = None
     log.info("worker %s started", name)
     try:
         while not stop.is_set():
             try:
-                stats = process_batch(engine, settings, name, rules)
+                stats = process_batch(engine, settings, name, rules, carried, claim_next=True)
             except Exception:
+                # the carried batch, if any, is reclaimed when its lease ends
+                carried = None
                 log.exception("worker batch failed; retrying")
                 stop.wait(1.0)
                 continue
+            carried = stats.next_batch or None
             if stats.claimed:
                 idle_sleep = IDLE_SLEEP_S[0]
                 if report is not None:
@@ -483,6 +544,10 @@ def run_worker(
                 stop.wait(idle_sleep)
                 idle_sleep = min(idle_sleep * 2, IDLE_SLEEP_S[1])
     finally:
+        try:
+            release(engine, carried or [])
+        except Exception:  # its lease ends and another worker takes it
+            log.exception("could not release the next batch on stopping")
         engine.dispose()
 
 

@@ -237,6 +237,35 @@ def finish_many(conn: Connection, done: list[tuple[int, str | None]], *, now: da
     )
 
 
+def release(conn: Connection, claimed: list[ClaimedJob], *, now: datetime) -> int:
+    """Hand jobs this worker claimed but will not run back to the queue, as
+    if never claimed: pending again, the attempt not counted (a stopping
+    worker's next batch, claimed in its last store). A job whose lease
+    passed to another worker meanwhile is left alone. Returns how many."""
+    released = 0
+    for job in claimed:
+        result = conn.execute(
+            update(jobs)
+            .where(
+                and_(
+                    jobs.c.id == job.id,
+                    jobs.c.state == "running",
+                    jobs.c.worker == job.worker,
+                    jobs.c.attempts == job.attempts,
+                )
+            )
+            .values(
+                state="pending",
+                worker=None,
+                attempts=jobs.c.attempts - 1,
+                lease_until=None,
+                updated_at=now,
+            )
+        )
+        released += result.rowcount
+    return released
+
+
 def attach_evaluation(conn: Connection, job_id: int, evaluation_id: str) -> None:
     conn.execute(update(jobs).where(jobs.c.id == job_id).values(evaluation_id=evaluation_id))
 

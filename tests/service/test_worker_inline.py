@@ -262,3 +262,115 @@ def test_a_store_leaves_out_jobs_whose_lease_passed_to_another_worker(
         states = dict(conn.execute(select(EvaluationJob.trace_id, EvaluationJob.state)).all())
     assert states[stolen.trace_id] == "running"
     assert {states[j.trace_id] for j in claimed if j is not stolen} == {"done"}
+
+
+def _job_states(engine: Any) -> dict[str, tuple[str, int, str | None]]:
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(
+                EvaluationJob.trace_id,
+                EvaluationJob.state,
+                EvaluationJob.attempts,
+                EvaluationJob.worker,
+            )
+        ).all()
+    return {trace_id: (state, attempts, worker) for trace_id, state, attempts, worker in rows}
+
+
+def test_a_store_claims_the_next_batch_in_its_transaction(
+    make_client: Callable[..., TestClient],
+) -> None:
+    from service import worker
+    from service.evaluation import DeployedRules
+
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    ids = [
+        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
+            "trace_id"
+        ]
+        for i in range(5)
+    ]
+    rules = DeployedRules(ttl_s=0)
+    first = worker.process_batch(state.engine, state.settings, "w", rules, claim_next=True)
+    assert (first.claimed, first.evaluated, len(first.next_batch)) == (2, 2, 2)
+    states = _job_states(state.engine)
+    carried = {job.trace_id for job in first.next_batch}
+    assert {states[t] for t in carried} == {("running", 1, "w")}
+    # claimed, so another worker finds only the fifth job
+    assert [j.trace_id for j in worker._claim(state.engine, state.settings, "other")] == [
+        t for t in ids if states[t][0] == "pending"
+    ]
+    second = worker.process_batch(
+        state.engine, state.settings, "w", rules, first.next_batch, claim_next=True
+    )
+    assert (second.claimed, second.evaluated, second.next_batch) == (2, 2, [])
+    assert "claim" not in second.stage_cpu  # nothing claimed outside the store
+    states = _job_states(state.engine)
+    assert sum(1 for s in states.values() if s[0] == "done") == 4
+    for trace_id in carried:
+        assert len(client.get(f"/api/v1/traces/{trace_id}").json()["evals"]) == 1
+
+
+def test_release_gives_a_claimed_batch_back_untried(
+    make_client: Callable[..., TestClient],
+) -> None:
+    from service import worker
+    from service.evaluation import DeployedRules
+
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    for i in range(4):
+        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"})
+    rules = DeployedRules(ttl_s=0)
+    stats = worker.process_batch(state.engine, state.settings, "w", rules, claim_next=True)
+    carried = stats.next_batch
+    assert len(carried) == 2
+    stolen, kept = carried
+    with state.engine.begin() as conn:  # one lease ran out and another worker took it
+        conn.execute(
+            update(EvaluationJob)
+            .where(EvaluationJob.id == stolen.id)
+            .values(worker="second", attempts=EvaluationJob.attempts + 1)
+        )
+    worker.release(state.engine, carried)
+    states = _job_states(state.engine)
+    assert states[kept.trace_id] == ("pending", 0, None)
+    assert states[stolen.trace_id] == ("running", 2, "second")
+
+
+def test_a_stopping_worker_leaves_no_job_claimed(
+    make_client: Callable[..., TestClient], tmp_path: Any
+) -> None:
+    # The pool's loop carries each store's next batch; stopped between
+    # batches, it gives that batch back rather than leaving it to its lease.
+    import queue
+    import threading
+
+    from service import worker
+
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=1)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    ids = [
+        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
+            "trace_id"
+        ]
+        for i in range(6)
+    ]
+    stop = threading.Event()
+    reports: queue.Queue[Any] = queue.Queue()
+    thread = threading.Thread(target=worker.run_worker, args=(state.settings, 0, stop, reports))
+    thread.start()
+    try:
+        reports.get(timeout=60)  # one batch stored, and the next one claimed with it
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not thread.is_alive()
+    states = _job_states(state.engine)
+    assert "running" not in {s[0] for s in states.values()}
+    assert all(s == ("pending", 0, None) for s in states.values() if s[0] == "pending")
+    assert any(s[0] == "pending" for s in states.values())  # stopped before the end
+    drain(state.engine, state.settings)
+    for trace_id in ids:
+        assert len(client.get(f"/api/v1/traces/{trace_id}").json()["evals"]) == 1

@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None, *, migrate_on_start: bool = Tru
                 supervisor.cancel()
             if state.workers is not None:
                 await asyncio.to_thread(state.workers.stop)
-            state.engine_pool.shutdown()
+            await asyncio.to_thread(state.engine_pool.shutdown, wait=True)
             await state.writer.stop()
             state.engine.dispose()
 

@@ -21,6 +21,7 @@ from evaluators.custom.definition import CustomRuleDef, revalidate
 from evaluators.engine import evaluate
 from evaluators.request import EvaluationRequest
 from service.evaluation import engine_config, now_iso
+from service.parentwatch import end_with_parent
 
 _compiled: dict[str, list[CustomRuleDef]] = {}
 
@@ -65,7 +66,9 @@ class EnginePool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=self.processes, mp_context=multiprocessing.get_context("spawn")
+                max_workers=self.processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=end_with_parent,  # it would wait on its queue forever
             )
         return self._pool
 
@@ -92,7 +95,9 @@ class EnginePool:
         results: list[dict[str, Any]] = await self._run(run_many, requests, entries)
         return results
 
-    def shutdown(self) -> None:
+    def shutdown(self, *, wait: bool = False) -> None:
+        """Stop the pool's processes; ``wait`` until they have exited (the
+        service's last step: its processes must not outlive it)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=wait, cancel_futures=True)
             self._pool = None

@@ -47,6 +47,7 @@ from service.evaluation import (
     trace_from_row,
     unknown_result,
 )
+from service.parentwatch import end_with_parent
 from service.settings import Settings
 from storage import assembly, codec
 from storage import jobs as job_store
@@ -556,6 +557,7 @@ def worker_process_main(
 ) -> None:
     """Entry point of a pool process (spawned, so it imports cleanly)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    end_with_parent(stop.set)  # ... or, if it died without saying so, its absence
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

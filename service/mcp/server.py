@@ -8,6 +8,7 @@ and as structured content.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -307,7 +308,7 @@ async def running_state(state: ServiceState) -> AsyncIterator[ServiceState]:
         yield state
     finally:
         await state.writer.stop()
-        state.engine_pool.shutdown()
+        await asyncio.to_thread(state.engine_pool.shutdown, wait=True)
         state.engine.dispose()
 
 

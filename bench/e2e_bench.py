@@ -201,6 +201,32 @@ def sample(engine: Any, spans_known: int | None = None) -> dict[str, int]:
     return {"spans": spans, "evaluated": evaluated, "queue": jobs - done}
 
 
+def while_ingesting(
+    timeline: list[tuple[float, dict[str, int]]], spans_done_at: float | None
+) -> tuple[float, float, float, float, float] | None:
+    """The rates while the load was still arriving: from the first verdict
+    (the grace period has passed, judging is under way) to the last span
+    stored. Returns (start s, end s, traces ingested a second, traces judged
+    a second, the queue's growth a second), or None when that window is
+    under 3 s (too short to tell). Evaluation keeps up when it judges as
+    fast as traces arrive; the end-to-end rate cannot say, since it also
+    counts the grace period at the start and the drain after the load."""
+    if spans_done_at is None:
+        return None
+    inside = [(t, p) for t, p in timeline if t <= spans_done_at and p["evaluated"] > 0]
+    if len(inside) < 2 or inside[-1][0] - inside[0][0] < 3.0:
+        return None
+    (t0, first), (t1, last) = inside[0], inside[-1]
+    span = t1 - t0
+    return (
+        t0,
+        t1,
+        (last["spans"] - first["spans"]) / 4 / span,
+        (last["evaluated"] - first["evaluated"]) / span,
+        (last["queue"] - first["queue"]) / span,
+    )
+
+
 def delays(engine: Any) -> list[float]:
     with engine.connect() as conn:
         rows = conn.execute(
@@ -450,6 +476,14 @@ def main() -> int:
         f"p99 {percentile(waits, 99):.2f} s, max {max(waits, default=float('nan')):.2f} s "
         f"(grace period {args.grace_ms / 1000:.1f} s; goal p99 < {2 + args.grace_ms / 1000:.1f} s)"
     )
+    steady = while_ingesting(timeline, spans_done_at)
+    if steady is not None:
+        t0, t1, arrived, judged, growth = steady
+        print(
+            f"while the load arrived ({t0:.1f}-{t1:.1f} s): {arrived:,.0f} traces/s in, "
+            f"{judged:,.0f} judged/s, queue {growth:+,.0f} jobs/s; evaluation "
+            + ("keeps up" if judged >= 0.97 * arrived else "falls behind")
+        )
     print("queue depth over time (s: pending jobs, evaluated):")
     step = max(1, len(timeline) // 12)
     for elapsed, point in timeline[::step]:

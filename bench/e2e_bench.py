@@ -110,6 +110,11 @@ def settle(server_pid: int, timeout: float = 20.0) -> None:
         last = now
 
 
+def server_cpu(snapshot: dict[str, tuple[float, float]]) -> float:
+    """CPU seconds of the receiver and workers in a ``cpu_snapshot``."""
+    return sum(u + s for k, (u, s) in snapshot.items() if k != "bench")
+
+
 def children_cpu() -> tuple[float, float]:
     """CPU seconds (user, system) of this process's finished children (the load generator)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -421,12 +426,19 @@ def main() -> int:
         started = time.monotonic()
         timeline: list[tuple[float, dict[str, int]]] = []
         spans_done_at = evaluated_at = None
+        # CPU snapshots at the first verdict and as the last span is stored:
+        # how busy the cores were while the load arrived and was judged
+        first_verdict: tuple[float, dict[str, tuple[float, float]]] | None = None
+        cpu_at_load_end: dict[str, tuple[float, float]] = {}
         while time.monotonic() - started < args.timeout:
             now = sample(engine, total_spans if spans_done_at is not None else None)
             elapsed = time.monotonic() - started
             timeline.append((elapsed, now))
             if spans_done_at is None and now["spans"] >= total_spans:
                 spans_done_at = elapsed
+                cpu_at_load_end = cpu_snapshot(server.pid)
+            if first_verdict is None and now["evaluated"] > 0:
+                first_verdict = (elapsed, cpu_snapshot(server.pid))
             if now["evaluated"] >= args.traces:
                 evaluated_at = elapsed
                 break
@@ -484,6 +496,12 @@ def main() -> int:
             f"{judged:,.0f} judged/s, queue {growth:+,.0f} jobs/s; evaluation "
             + ("keeps up" if judged >= 0.97 * arrived else "falls behind")
         )
+        if first_verdict is not None and cpu_at_load_end and spans_done_at:
+            busy = server_cpu(cpu_at_load_end) - server_cpu(first_verdict[1])
+            print(
+                f"  the server's processes used {busy / (spans_done_at - first_verdict[0]):.2f} "
+                f"of {os.cpu_count()} cores meanwhile (the rest: the load generator, or idle)"
+            )
     print("queue depth over time (s: pending jobs, evaluated):")
     step = max(1, len(timeline) // 12)
     for elapsed, point in timeline[::step]:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, func, select, update
+from sqlalchemy.sql import ColumnElement
 
 from storage.driverread import fetch_all
 from storage.fastinsert import driver_datetime, update_rows
@@ -113,18 +114,22 @@ def any_claimable(conn: Connection, *, now: datetime) -> bool:
     return False
 
 
+def _still_ours(job: ClaimedJob) -> ColumnElement[bool]:
+    """The job's row while this attempt of it is still running for this
+    worker (its lease did not pass to another)."""
+    return and_(
+        jobs.c.id == job.id,
+        jobs.c.state == "running",
+        jobs.c.worker == job.worker,
+        jobs.c.attempts == job.attempts,
+    )
+
+
 def finish(conn: Connection, job: ClaimedJob, *, evaluation_id: str | None, now: datetime) -> bool:
     """Mark done if this worker still owns this attempt; False means drop the result."""
     result = conn.execute(
         update(jobs)
-        .where(
-            and_(
-                jobs.c.id == job.id,
-                jobs.c.state == "running",
-                jobs.c.worker == job.worker,
-                jobs.c.attempts == job.attempts,
-            )
-        )
+        .where(_still_ours(job))
         .values(state="done", evaluation_id=evaluation_id, lease_until=None, updated_at=now)
     )
     return result.rowcount == 1
@@ -246,14 +251,7 @@ def release(conn: Connection, claimed: list[ClaimedJob], *, now: datetime) -> in
     for job in claimed:
         result = conn.execute(
             update(jobs)
-            .where(
-                and_(
-                    jobs.c.id == job.id,
-                    jobs.c.state == "running",
-                    jobs.c.worker == job.worker,
-                    jobs.c.attempts == job.attempts,
-                )
-            )
+            .where(_still_ours(job))
             .values(
                 state="pending",
                 worker=None,

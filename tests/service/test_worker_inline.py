@@ -229,12 +229,7 @@ def test_a_store_leaves_out_jobs_whose_lease_passed_to_another_worker(
 
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0)
     state = client.app.state.iris  # type: ignore[attr-defined]
-    ids = [
-        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
-            "trace_id"
-        ]
-        for i in range(3)
-    ]
+    ids = _post_answers(client, 3)
     claimed = worker._claim(state.engine, state.settings, "first")
     assert sorted(j.trace_id for j in claimed) == sorted(ids)
     deployed = DeployedRules(ttl_s=0)
@@ -264,6 +259,16 @@ def test_a_store_leaves_out_jobs_whose_lease_passed_to_another_worker(
     assert {states[j.trace_id] for j in claimed if j is not stolen} == {"done"}
 
 
+def _post_answers(client: TestClient, n: int) -> list[str]:
+    """Post ``n`` native traces (agent ``a``, outputs ``answer 0`` …); their ids."""
+    return [
+        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
+            "trace_id"
+        ]
+        for i in range(n)
+    ]
+
+
 def _job_states(engine: Any) -> dict[str, tuple[str, int, str | None]]:
     with engine.connect() as conn:
         rows = conn.execute(
@@ -285,12 +290,7 @@ def test_a_store_claims_the_next_batch_in_its_transaction(
 
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
     state = client.app.state.iris  # type: ignore[attr-defined]
-    ids = [
-        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
-            "trace_id"
-        ]
-        for i in range(5)
-    ]
+    ids = _post_answers(client, 5)
     rules = DeployedRules(ttl_s=0)
     first = worker.process_batch(state.engine, state.settings, "w", rules, claim_next=True)
     assert (first.claimed, first.evaluated, len(first.next_batch)) == (2, 2, 2)
@@ -320,8 +320,7 @@ def test_release_gives_a_claimed_batch_back_untried(
 
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
     state = client.app.state.iris  # type: ignore[attr-defined]
-    for i in range(4):
-        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"})
+    _post_answers(client, 4)
     rules = DeployedRules(ttl_s=0)
     stats = worker.process_batch(state.engine, state.settings, "w", rules, claim_next=True)
     carried = stats.next_batch
@@ -351,12 +350,7 @@ def test_a_stopping_worker_leaves_no_job_claimed(
 
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=1)
     state = client.app.state.iris  # type: ignore[attr-defined]
-    ids = [
-        client.post("/api/v1/traces", json={"agent_name": "a", "output": f"answer {i}"}).json()[
-            "trace_id"
-        ]
-        for i in range(6)
-    ]
+    ids = _post_answers(client, 6)
     stop = threading.Event()
     reports: queue.Queue[Any] = queue.Queue()
     thread = threading.Thread(target=worker.run_worker, args=(state.settings, 0, stop, reports))

@@ -422,7 +422,7 @@ def drain(engine: Engine, settings: Settings, worker: str = "inline") -> BatchSt
         stats = process_batch(engine, settings, worker, rules, carried, claim_next=True)
         if not stats.claimed:
             return total
-        carried = stats.next_batch or None  # none: claim afresh, in case
+        carried = stats.next_batch or None  # None: the next call claims afresh
         total.claimed += stats.claimed
         total.evaluated += stats.evaluated
         total.derived += stats.derived

@@ -7,7 +7,11 @@ PostgreSQL's parser keeps some separators inside tokens: ``NW-356787`` became
 that is not a letter or digit (``storage.search.query_words``). A search for
 ``356787`` found nothing. New documents are built from the text with every
 such run replaced by a space (``storage.search.index_words``); this rebuilds
-the stored ones the same way. SQLite's FTS5 tokenizer already splits there.
+the stored ones the same way, in SQL: ``[^[:alnum:]]`` follows the
+database's LC_CTYPE, which agrees with Python's ``str.isalnum`` under the
+UTF-8 locales (``C.UTF-8``, ``en_US.UTF-8``: accented, Greek and CJK letters
+alike); under a plain ``C`` locale non-ASCII letters may split there, in the
+rebuilt documents only. SQLite's FTS5 tokenizer already splits there.
 
 Revision ID: 0011
 Revises: 0010

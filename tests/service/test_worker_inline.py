@@ -339,10 +339,11 @@ def test_release_gives_a_claimed_batch_back_untried(
 
 
 def test_a_stopping_worker_leaves_no_job_claimed(
-    make_client: Callable[..., TestClient], tmp_path: Any
+    make_client: Callable[..., TestClient],
 ) -> None:
     # The pool's loop carries each store's next batch; stopped between
     # batches, it gives that batch back rather than leaving it to its lease.
+    import gc
     import queue
     import threading
 
@@ -354,12 +355,15 @@ def test_a_stopping_worker_leaves_no_job_claimed(
     stop = threading.Event()
     reports: queue.Queue[Any] = queue.Queue()
     thread = threading.Thread(target=worker.run_worker, args=(state.settings, 0, stop, reports))
+    thresholds = gc.get_threshold()  # run_worker tunes the collector for its process
     thread.start()
     try:
         reports.get(timeout=60)  # one batch stored, and the next one claimed with it
     finally:
         stop.set()
         thread.join(60)
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
     assert not thread.is_alive()
     states = _job_states(state.engine)
     assert "running" not in {s[0] for s in states.values()}

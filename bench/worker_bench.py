@@ -4,7 +4,7 @@
 Fills a scratch database with N ready OTLP agent traces and their jobs
 through the real ingest path (the load generator's request bodies, decoded
 and written as the receivers do, then readied by the assembler's sweep), and
-times one worker (``service.worker.process_batch``) draining every job in
+times one worker (``service.worker.Worker``) draining every job in
 this process. Prints CPU milliseconds per trace for each stage — claim, read,
 derive, convert (stored row → engine model), engine, store — the wall-clock
 traces/s, and the stored size of an evaluation.
@@ -40,7 +40,7 @@ from service.assembler import sweep_once  # noqa: E402
 from service.evaluation import DeployedRules  # noqa: E402
 from service.ingest import decode_otlp_protobuf, jobs_for_batch  # noqa: E402
 from service.settings import Settings  # noqa: E402
-from service.worker import BatchStats, process_batch, tune_gc  # noqa: E402
+from service.worker import BatchStats, Worker, tune_gc  # noqa: E402
 from storage import migrate  # noqa: E402
 from storage.engine import make_engine  # noqa: E402
 from storage.models import Evaluation, EvaluationJob  # noqa: E402
@@ -71,15 +71,13 @@ def fill(engine: Engine, settings: Settings, bodies: list[bytes]) -> int:
 def drain_timed(engine: Engine, settings: Settings) -> tuple[BatchStats, float, int]:
     """One worker drains the queue; returns summed stats, wall seconds, batches."""
     total = BatchStats()
-    rules = DeployedRules()
+    worker = Worker(engine, settings, "bench", DeployedRules())
     batches = 0
     started = time.perf_counter()
-    carried = None  # as a pool worker runs: each store claims the next batch
     while True:
-        stats = process_batch(engine, settings, "bench", rules, carried, claim_next=True)
+        stats = worker.step()  # as a pool worker runs: each store claims the next batch
         if not stats.claimed:
             break
-        carried = stats.next_batch or None
         batches += 1
         total.claimed += stats.claimed
         total.evaluated += stats.evaluated

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from sqlalchemy import select, text  # noqa: E402
 from worker_instr import template_worker  # noqa: E402
 
-from service.worker import process_batch  # noqa: E402
+from service.worker import Worker  # noqa: E402
 from storage.evaluations import evaluations_to_api  # noqa: E402
 from storage.models import Evaluation, Trace  # noqa: E402
 
@@ -54,7 +54,8 @@ def _stable(value: Any) -> Any:
 def snapshot(template: Path) -> dict[str, Any]:
     """Drain a copy of ``template``; every trace's stored state, volatile parts out."""
     with template_worker(template, "iris-worker-identity-") as (engine, settings, rules):
-        while process_batch(engine, settings, "identity", rules).claimed:
+        worker = Worker(engine, settings, "identity", rules)
+        while worker.step().claimed:
             pass
         out: dict[str, Any] = {}
         with engine.connect() as conn:

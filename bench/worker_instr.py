@@ -98,28 +98,25 @@ def template_worker(template: Path, prefix: str) -> Iterator[tuple[Any, Settings
 def drain(template: Path, skip: int = 0) -> None:
     """Drain a copy of ``template`` with one worker, inside ``functools.reduce``;
     the batches that claim the first ``skip`` traces run before it, uncounted."""
-    from service.worker import process_batch
+    from service.worker import Worker
 
     with template_worker(template, "iris-worker-instr-") as (engine, settings, rules):
-        # as a pool worker runs: each store claims the next batch
+        worker = Worker(engine, settings, "instr", rules)  # each store claims the next batch
         skipped = 0
-        carried = None
         while skipped < skip:
-            stats = process_batch(engine, settings, "instr", rules, carried, claim_next=True)
+            stats = worker.step()
             if not stats.claimed:
                 break
             skipped += stats.claimed
-            carried = stats.next_batch or None
         claimed = 0
 
         def run(_a: int, _b: int) -> int:
-            nonlocal claimed, carried
+            nonlocal claimed
             while True:
-                stats = process_batch(engine, settings, "instr", rules, carried, claim_next=True)
+                stats = worker.step()
                 if not stats.claimed:
                     return 0
                 claimed += stats.claimed
-                carried = stats.next_batch or None
 
         functools.reduce(run, [0, 0])
     print(f"drained {claimed}")

@@ -20,6 +20,11 @@ a stuck holder fails others exactly as SQLite's timeout did before.
 
 The lock belongs to the process (one open file, reopened after a fork) and
 threads of one process queue on a ``threading.Lock`` in front of it.
+
+A writer with other work in hand can do it instead of waiting: ``meanwhile``
+is called between attempts while another writer holds the turn (an
+evaluator worker judges its next trace there rather than leave its core
+idle), until it says there is nothing left to do.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from sqlalchemy import Engine
 
@@ -71,20 +76,28 @@ class WriteTurn:
                 self._pid = os.getpid()
 
     @contextlib.contextmanager
-    def held(self) -> Iterator[bool]:
-        """Hold the turn for the block; yields whether it was got in time."""
+    def held(self, meanwhile: Callable[[], bool] | None = None) -> Iterator[bool]:
+        """Hold the turn for the block; yields whether it was got in time.
+
+        While another writer holds it, ``meanwhile`` (if given) runs between
+        attempts until it returns ``False``; the time it runs is work, not
+        waiting, and does not count against the timeout."""
         started = time.monotonic()
-        deadline = started + self.timeout_s
         self._for_this_process()
+        poll = _Poll(started + self.timeout_s, meanwhile)
         threads = self._threads
-        if not threads.acquire(timeout=self.timeout_s):
+        if meanwhile is None:  # the other threads' turns: a blocking wait
+            queued = threads.acquire(timeout=self.timeout_s)
+        else:
+            queued = poll.until(lambda: threads.acquire(blocking=False))
+        if not queued:
             yield False
             return
         try:
             fd = self._fd
-            got = _poll_flock(fd, deadline)
+            got = poll.until(lambda: _try_flock(fd))
             self.turns += got
-            self.waited_s += time.monotonic() - started
+            self.waited_s += time.monotonic() - started - poll.working_s
             try:
                 yield got
             finally:
@@ -94,17 +107,38 @@ class WriteTurn:
             threads.release()
 
 
-def _poll_flock(fd: int, deadline: float) -> bool:
-    wait = _FIRST_WAIT_S
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
+class _Poll:
+    """Attempts at a lock until a deadline, with ``meanwhile``'s work or
+    short sleeps between them; the deadline moves on by the work's time."""
+
+    def __init__(self, deadline: float, meanwhile: Callable[[], bool] | None) -> None:
+        self.deadline = deadline
+        self.meanwhile = meanwhile
+        self.working_s = 0.0
+
+    def until(self, attempt: Callable[[], bool]) -> bool:
+        wait = _FIRST_WAIT_S
+        while not attempt():
+            if time.monotonic() - self.working_s >= self.deadline:
                 return False
+            if self.meanwhile is not None:
+                began = time.monotonic()
+                more = self.meanwhile()
+                self.working_s += time.monotonic() - began
+                if more:
+                    continue
+                self.meanwhile = None  # nothing left to do: wait as usual
             time.sleep(wait)
             wait = min(wait * 2, _LONGEST_WAIT_S)
+        return True
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 _turns: dict[str, WriteTurn] = {}
@@ -129,9 +163,11 @@ def turn_path(engine: Engine) -> str | None:
 
 
 @contextlib.contextmanager
-def write_turn(engine: Engine) -> Iterator[None]:
-    """Wait for this process's turn to write to ``engine``'s SQLite file;
-    on PostgreSQL (row locks, no single writer) it does nothing."""
+def write_turn(engine: Engine, meanwhile: Callable[[], bool] | None = None) -> Iterator[None]:
+    """Wait for this process's turn to write to ``engine``'s SQLite file,
+    running ``meanwhile`` instead of sleeping while another writer has it
+    (``WriteTurn.held``); on PostgreSQL (row locks, no single writer) it
+    does nothing."""
     path = turn_path(engine)
     if path is None:
         yield
@@ -140,5 +176,5 @@ def write_turn(engine: Engine) -> Iterator[None]:
     if turn is None:
         with _turns_lock:
             turn = _turns.setdefault(path, WriteTurn(path))
-    with turn.held():
+    with turn.held(meanwhile):
         yield

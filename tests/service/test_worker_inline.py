@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -82,7 +83,7 @@ def test_late_spans_reopen_and_reevaluate_up_to_the_cap(
 
 def test_a_batch_reports_cpu_per_stage(make_client: Callable[..., TestClient]) -> None:
     from service.evaluation import DeployedRules
-    from service.worker import process_batch
+    from service.worker import Worker
     from tests.support.fixtures import scenarios
 
     scenario = next(s for s in scenarios() if s.id == "pydantic_ai/tools_ok")
@@ -93,16 +94,17 @@ def test_a_batch_reports_cpu_per_stage(make_client: Callable[..., TestClient]) -
     # The app's own assembler may be sweeping too (on PostgreSQL it holds the
     # rows it readies, and this sweep skips them): sweep until the job is there.
     deadline = time.monotonic() + 10
+    worker = Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
     while True:
         sweep_once(state.engine, state.settings)
-        stats = process_batch(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+        stats = worker.step()
         if stats.claimed or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert (stats.claimed, stats.evaluated, stats.derived) == (1, 1, 1)
     assert set(stats.stage_cpu) == {"claim", "read", "derive", "convert", "engine", "store"}
     assert all(seconds >= 0 for seconds in stats.stage_cpu.values())
-    idle = process_batch(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    idle = worker.step()
     assert idle.claimed == 0 and set(idle.stage_cpu) == {"claim"}
 
 
@@ -230,7 +232,7 @@ def test_a_store_leaves_out_jobs_whose_lease_passed_to_another_worker(
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0)
     state = client.app.state.iris  # type: ignore[attr-defined]
     ids = _post_answers(client, 3)
-    claimed = worker._claim(state.engine, state.settings, "first")
+    claimed = worker._claim(state.engine, state.settings, "first", 10)
     assert sorted(j.trace_id for j in claimed) == sorted(ids)
     deployed = DeployedRules(ttl_s=0)
     stats = worker.BatchStats()
@@ -291,25 +293,86 @@ def test_a_store_claims_the_next_batch_in_its_transaction(
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
     state = client.app.state.iris  # type: ignore[attr-defined]
     ids = _post_answers(client, 5)
-    rules = DeployedRules(ttl_s=0)
-    first = worker.process_batch(state.engine, state.settings, "w", rules, claim_next=True)
-    assert (first.claimed, first.evaluated, len(first.next_batch)) == (2, 2, 2)
+    judging = worker.Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    first = judging.step()
+    assert (first.claimed, first.evaluated) == (2, 2)
+    # SQLite: a batch and half again in hand; PostgreSQL: one batch
+    assert judging.holding == 2 + judging.ahead
     states = _job_states(state.engine)
-    carried = {job.trace_id for job in first.next_batch}
-    assert {states[t] for t in carried} == {("running", 1, "w")}
-    # claimed, so another worker finds only the fifth job
-    assert [j.trace_id for j in worker._claim(state.engine, state.settings, "other")] == [
+    held = [job.trace_id for job in judging.in_hand()]
+    assert {states[t] for t in held} == {("running", 1, "w")}
+    # claimed, so another worker finds only the rest
+    assert [j.trace_id for j in worker._claim(state.engine, state.settings, "other", 5)] == [
         t for t in ids if states[t][0] == "pending"
     ]
-    second = worker.process_batch(
-        state.engine, state.settings, "w", rules, first.next_batch, claim_next=True
-    )
-    assert (second.claimed, second.evaluated, second.next_batch) == (2, 2, [])
+    second = judging.step()
+    assert (second.claimed, second.evaluated) == (2, 2)
     assert "claim" not in second.stage_cpu  # nothing claimed outside the store
     states = _job_states(state.engine)
     assert sum(1 for s in states.values() if s[0] == "done") == 4
-    for trace_id in carried:
+    for trace_id in held[:2]:
         assert len(client.get(f"/api/v1/traces/{trace_id}").json()["evals"]) == 1
+
+
+def test_a_worker_judges_what_it_holds_while_another_writer_has_the_lock(
+    make_client: Callable[..., TestClient],
+) -> None:
+    from service import worker
+    from service.evaluation import DeployedRules
+    from storage.writeturn import turn_path, write_turn
+
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=4)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    if turn_path(state.engine) is None:
+        pytest.skip("only a SQLite file has one writer at a time")
+    _post_answers(client, 10)
+    judging = worker.Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    assert judging.step().claimed == 4  # claimed 6; stored 4 and claimed 4 more
+    assert (len(judging.hand), len(judging.judged)) == (6, 0)
+    holding, done = threading.Event(), threading.Event()
+
+    def other_writer() -> None:  # holds the lock until the worker has judged all it holds
+        with write_turn(state.engine):
+            holding.set()
+            deadline = time.monotonic() + 10
+            while judging.hand and time.monotonic() < deadline:
+                time.sleep(0.005)
+            done.set()
+
+    thread = threading.Thread(target=other_writer)
+    thread.start()
+    assert holding.wait(10)
+    second = judging.step()
+    thread.join()
+    assert done.is_set()
+    # four judged and stored; the other two judged while waiting, kept for the next store
+    assert (second.claimed, second.evaluated) == (4, 4)
+    assert (len(judging.hand), len(judging.judged)) == (0, 2)
+    assert judging.step().claimed == 2
+    assert judging.step().claimed == 0
+    states = _job_states(state.engine)
+    assert [s[0] for s in states.values()] == ["done"] * 10
+
+
+def test_a_stopping_worker_stores_what_it_judged_and_gives_back_the_rest(
+    make_client: Callable[..., TestClient],
+) -> None:
+    from service import worker
+    from service.evaluation import DeployedRules
+
+    client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    _post_answers(client, 6)
+    judging = worker.Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    judging.step()
+    judging._judge_next()  # as if judged while waiting for a turn
+    judged = judging.judged[0].job.trace_id
+    untried = {job.trace_id for job in judging.in_hand()}
+    judging.stop()
+    assert judging.holding == 0
+    states = _job_states(state.engine)
+    assert states[judged][0] == "done"
+    assert {states[t] for t in untried} == {("pending", 0, None)}
 
 
 def test_release_gives_a_claimed_batch_back_untried(
@@ -321,9 +384,9 @@ def test_release_gives_a_claimed_batch_back_untried(
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
     state = client.app.state.iris  # type: ignore[attr-defined]
     _post_answers(client, 4)
-    rules = DeployedRules(ttl_s=0)
-    stats = worker.process_batch(state.engine, state.settings, "w", rules, claim_next=True)
-    carried = stats.next_batch
+    judging = worker.Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
+    judging.step()
+    carried = judging.in_hand()[:2]
     assert len(carried) == 2
     stolen, kept = carried
     with state.engine.begin() as conn:  # one lease ran out and another worker took it

@@ -58,6 +58,94 @@ def test_a_turn_not_got_in_time_lets_the_writer_go_on(tmp_path: Path) -> None:
         assert 0.15 < time.monotonic() - started < 1.5
 
 
+def test_a_writer_works_in_hand_while_another_process_has_the_turn(tmp_path: Path) -> None:
+    path = str(tmp_path / "db-writeturn")
+    done: list[float] = []
+
+    def judge_one() -> bool:  # ten 20 ms pieces of work, then nothing left
+        if len(done) == 10:
+            return False
+        time.sleep(0.02)
+        done.append(time.monotonic())
+        return True
+
+    turn = WriteTurn(path)
+    with _held_by_another_process(path, 0.5):
+        started = time.monotonic()
+        with turn.held(judge_one) as got:
+            assert got
+            taken = time.monotonic()
+    assert len(done) == 10  # all of it done while the other process held the turn
+    assert done[-1] < taken
+    assert taken - started > 0.4  # and the turn still waited for the holder
+    # waiting is what was not work: ~0.5 s held less ~0.2 s worked
+    assert turn.waited_s < taken - started - 0.15
+
+
+def test_work_in_hand_stops_once_the_turn_comes_free(tmp_path: Path) -> None:
+    path = str(tmp_path / "db-writeturn")
+    calls = 0
+
+    def endless() -> bool:
+        nonlocal calls
+        calls += 1
+        time.sleep(0.01)
+        return True
+
+    with _held_by_another_process(path, 0.3), WriteTurn(path).held(endless) as got:
+        assert got
+    assert 5 < calls < 200  # not called on once the turn was free
+    with WriteTurn(path).held(endless) as got:  # a free turn: no work first
+        assert got
+    assert calls < 200
+
+
+def test_work_in_hand_does_not_use_up_the_timeout(tmp_path: Path) -> None:
+    path = str(tmp_path / "db-writeturn")
+    worked = 0
+
+    def some_work() -> bool:  # 0.3 s of work, longer than the timeout
+        nonlocal worked
+        if worked == 6:
+            return False
+        time.sleep(0.05)
+        worked += 1
+        return True
+
+    with _held_by_another_process(path, 2.0):
+        started = time.monotonic()
+        with WriteTurn(path, timeout_s=0.2).held(some_work) as got:
+            assert not got
+        assert worked == 6
+        assert 0.45 < time.monotonic() - started < 1.5
+
+
+def test_work_in_hand_runs_while_another_thread_has_the_turn(tmp_path: Path) -> None:
+    turn = WriteTurn(str(tmp_path / "db-writeturn"))
+    holding, finish = threading.Event(), threading.Event()
+    worked: list[bool] = []
+
+    def holder() -> None:
+        with turn.held():
+            holding.set()
+            finish.wait(10)
+
+    def work() -> bool:
+        worked.append(holding.is_set())
+        if len(worked) == 3:
+            finish.set()  # the holder's turn ends once the work is done
+        time.sleep(0.01)
+        return len(worked) < 3
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert holding.wait(10)
+    with turn.held(work) as got:
+        assert got
+    thread.join()
+    assert worked == [True, True, True]
+
+
 def test_threads_of_one_process_take_turns(tmp_path: Path) -> None:
     turn = WriteTurn(str(tmp_path / "db-writeturn"))
     inside = 0

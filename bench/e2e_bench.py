@@ -8,7 +8,10 @@ traces/s evaluated, the evaluation queue depth over time, the p50/p99
 delay from a trace's root span arriving to its verdict being stored, and
 where the machine's CPU went meanwhile (the receiving process, the workers,
 the load generator), in ms per trace, measured after the server's processes
-finished starting.
+finished starting; how busy the whole machine was while the load arrived
+(busy, idle, idle waiting on the disk: whether the cores or something else
+was the limit); and, on SQLite, the bytes the server's processes wrote a
+trace.
 
     python bench/e2e_bench.py --traces 5000 --workers 2
     python bench/e2e_bench.py --db-url postgresql://... --workers 1
@@ -73,26 +76,59 @@ def process_cpu(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
-def cpu_snapshot(server_pid: int) -> dict[str, tuple[float, float]]:
-    """CPU seconds (user, system) so far of the server's own process, of each
-    of its child processes (the evaluator workers), and of this process (the
-    paced sender and the sampler), keyed ``receiver``, ``worker <pid>``,
-    ``bench``."""
-    out = {"receiver": process_cpu(server_pid)}
+def worker_pids(server_pid: int) -> list[int]:
+    """The server's child processes that are evaluator workers."""
     try:
         children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
     except OSError:
-        children = []
+        return []
+    out = []
     for child in children:
         try:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
         if b"resource_tracker" not in cmdline:  # multiprocessing's helper, not a worker
-            out[f"worker {child}"] = process_cpu(int(child))
+            out.append(int(child))
+    return out
+
+
+def cpu_snapshot(server_pid: int) -> dict[str, tuple[float, float]]:
+    """CPU seconds (user, system) so far of the server's own process, of each
+    of its child processes (the evaluator workers), and of this process (the
+    paced sender and the sampler), keyed ``receiver``, ``worker <pid>``,
+    ``bench``."""
+    out = {"receiver": process_cpu(server_pid)}
+    for child in worker_pids(server_pid):
+        out[f"worker {child}"] = process_cpu(child)
     usage = os.times()
     out["bench"] = (usage.user, usage.system)
     return out
+
+
+def machine_ticks() -> tuple[int, int, int]:
+    """The whole machine's CPU time so far, in clock ticks: (busy, idle,
+    idle waiting on I/O), from ``/proc/stat``. With the processes' own CPU
+    it tells whether the cores were the limit or sat idle (waiting on a
+    lock, a sleep, the disk)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    idle, iowait = fields[3], fields[4]
+    return sum(fields) - idle - iowait, idle, iowait
+
+
+def bytes_written(server_pid: int) -> int:
+    """Bytes the server's processes have handed to ``write`` calls so far
+    (``/proc/<pid>/io``'s ``wchar``): on SQLite, the WAL frames of every
+    commit and the checkpoint's copies into the database file."""
+    total = 0
+    for pid in [server_pid, *worker_pids(server_pid)]:
+        try:
+            for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+                if line.startswith("wchar:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
 
 
 def settle(server_pid: int, timeout: float = 20.0) -> None:
@@ -391,6 +427,7 @@ def main() -> int:
         )
         settle(server.pid)
         cpu_before = {**cpu_snapshot(server.pid), "load generator": children_cpu()}
+        written_before = bytes_written(server.pid)
         sender: PacedSender | None = None
         load: subprocess.Popen[str] | None = None
         if args.rate:
@@ -430,6 +467,7 @@ def main() -> int:
         # how busy the cores were while the load arrived and was judged
         first_verdict: tuple[float, dict[str, tuple[float, float]]] | None = None
         cpu_at_load_end: dict[str, tuple[float, float]] = {}
+        machine_at: dict[str, tuple[int, int, int]] = {}  # at the first verdict, at the load's end
         while time.monotonic() - started < args.timeout:
             now = sample(engine, total_spans if spans_done_at is not None else None)
             elapsed = time.monotonic() - started
@@ -437,13 +475,16 @@ def main() -> int:
             if spans_done_at is None and now["spans"] >= total_spans:
                 spans_done_at = elapsed
                 cpu_at_load_end = cpu_snapshot(server.pid)
+                machine_at["load end"] = machine_ticks()
             if first_verdict is None and now["evaluated"] > 0:
                 first_verdict = (elapsed, cpu_snapshot(server.pid))
+                machine_at["first verdict"] = machine_ticks()
             if now["evaluated"] >= args.traces:
                 evaluated_at = elapsed
                 break
             time.sleep(0.5)
         cpu_after = cpu_snapshot(server.pid)
+        written = bytes_written(server.pid) - written_before
         if load is not None:
             load_out = load.communicate(timeout=60)[0]
             cpu_after["load generator"] = children_cpu()
@@ -502,6 +543,15 @@ def main() -> int:
                 f"  the server's processes used {busy / (spans_done_at - first_verdict[0]):.2f} "
                 f"of {os.cpu_count()} cores meanwhile (the rest: the load generator, or idle)"
             )
+        if len(machine_at) == 2:
+            start, end = machine_at["first verdict"], machine_at["load end"]
+            busy_t, idle_t, iowait_t = (e - b for e, b in zip(end, start, strict=True))
+            ticks = max(busy_t + idle_t + iowait_t, 1)
+            print(
+                f"  the machine meanwhile: {100 * busy_t / ticks:.0f} % busy, "
+                f"{100 * idle_t / ticks:.0f} % idle, {100 * iowait_t / ticks:.0f} % idle "
+                "waiting on the disk"
+            )
     print("queue depth over time (s: pending jobs, evaluated):")
     step = max(1, len(timeline) // 12)
     for elapsed, point in timeline[::step]:
@@ -510,6 +560,12 @@ def main() -> int:
             f"evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
         )
     print_cpu(cpu_before, cpu_after, args.traces)
+    if not args.db_url:  # on PostgreSQL its own server process does the writing
+        print(
+            f"written by the server's processes: {written / 1e6:,.0f} MB, "
+            f"{written / 1024 / args.traces:.1f} KiB a trace (WAL frames and the "
+            "checkpoints' copies into the database file)"
+        )
     if turns:
         print(
             "turns at SQLite's write lock (transactions; seconds waited): "

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from sqlalchemy import Engine  # noqa: E402
 from worker_bench import fill, request_bodies  # noqa: E402
 
 import storage.engine as storage_engine  # noqa: E402
@@ -76,8 +77,8 @@ def by_btree(db: Path, wal: Path) -> collections.Counter[str]:
     return collections.Counter(owner.get(page, "(freed)") for page in pages)
 
 
-def checkpoint(engine: object) -> None:
-    with engine.connect() as conn:  # type: ignore[attr-defined]
+def checkpoint(engine: Engine) -> None:
+    with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
@@ -89,8 +90,8 @@ def report(title: str, counts: collections.Counter[str], traces: int, top: int) 
         print(f"  {n * kib / traces:6.2f} KiB  {name}")
 
 
-def drain(engine: object, settings: Settings) -> int:
-    worker = Worker(engine, settings, "wal-pages", DeployedRules())  # type: ignore[arg-type]
+def drain(engine: Engine, settings: Settings) -> int:
+    worker = Worker(engine, settings, "wal-pages", DeployedRules())
     judged = 0
     while True:
         stats = worker.step()

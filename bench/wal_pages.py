@@ -33,16 +33,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from sqlalchemy import Engine  # noqa: E402
-from worker_bench import fill, request_bodies  # noqa: E402
+from typing import Any  # noqa: E402
 
-import storage.engine as storage_engine  # noqa: E402
+from sqlalchemy import Engine, event  # noqa: E402
+from worker_bench import drain_timed, fill, request_bodies  # noqa: E402
+
 from service.assembler import sweep_once  # noqa: E402
-from service.evaluation import DeployedRules  # noqa: E402
 from service.ingest import decode_otlp_protobuf, jobs_for_batch  # noqa: E402
 from service.settings import Settings  # noqa: E402
-from service.worker import Worker, tune_gc  # noqa: E402
+from service.worker import tune_gc  # noqa: E402
 from storage import migrate  # noqa: E402
+from storage.engine import make_engine  # noqa: E402
 from storage.otlp import SpanBatchWrite  # noqa: E402
 
 PAGE_SIZE = 8192
@@ -90,14 +91,14 @@ def report(title: str, counts: collections.Counter[str], traces: int, top: int) 
         print(f"  {n * kib / traces:6.2f} KiB  {name}")
 
 
-def drain(engine: Engine, settings: Settings) -> int:
-    worker = Worker(engine, settings, "wal-pages", DeployedRules())
-    judged = 0
-    while True:
-        stats = worker.step()
-        if not stats.claimed:
-            return judged
-        judged += stats.claimed
+def no_checkpoints(engine: Engine) -> None:
+    """Turn off SQLite's own checkpoints on ``engine``'s connections (after
+    the pragmas ``make_engine`` sets), so the log keeps every frame."""
+
+    def turn_off(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA wal_autocheckpoint=0")
+
+    event.listen(engine, "connect", turn_off)
 
 
 def main() -> int:
@@ -109,22 +110,22 @@ def main() -> int:
     ap.add_argument("--requests-per-commit", type=int, default=1)
     ap.add_argument("--top", type=int, default=12)
     args = ap.parse_args()
-    # no checkpoint inside a counted phase: the log keeps every frame
-    storage_engine.AUTOCHECKPOINT_PAGES = 10_000_000
     home = Path(tempfile.mkdtemp(prefix="iris-wal-pages-"))
     try:
         bodies = request_bodies(args.base + args.traces, home / "bodies")
         first = args.base // 25  # the load generator puts 25 traces in a request
+        counted = args.base + args.traces - first * 25
         db = home / "iris.db"
         wal = Path(f"{db}-wal")
         url = f"sqlite:///{db}"
         settings = Settings(home=home, db_url=url, assembly_grace_ms=0, workers=0)
-        engine = storage_engine.make_engine(url, pool_size=2)
+        engine = make_engine(url, pool_size=2)
+        no_checkpoints(engine)
         migrate.upgrade(engine)
         tune_gc()
         if first:
             fill(engine, settings, bodies[:first])
-            drain(engine, settings)
+            drain_timed(engine, settings)
         checkpoint(engine)
 
         writes = [
@@ -137,7 +138,6 @@ def main() -> int:
                 SpanBatchWrite.apply_group(conn, writes[i : i + step])
         while sweep_once(engine, settings):
             pass
-        counted = args.traces
         print(
             f"{args.base:,} traces in the file, {counted:,} more counted; "
             f"{step} request(s) of 25 traces a commit"
@@ -145,7 +145,7 @@ def main() -> int:
         report("ingest and queueing", by_btree(db, wal), counted, args.top)
         checkpoint(engine)
 
-        judged = drain(engine, settings)
+        judged = drain_timed(engine, settings)[0].claimed
         report(
             f"one worker judging them ({judged:,}, batches of {settings.job_batch})",
             by_btree(db, wal),

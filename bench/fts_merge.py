@@ -10,10 +10,12 @@ counts instructions under callgrind (repeatable, unlike timings on a shared
 machine):
 
     python bench/fts_merge.py                       # automerge 4 and 8, batches of 64 and 128
-    python bench/fts_merge.py --automerge 8 --batch 128 --docs 25600
+    python bench/fts_merge.py --automerge 8 --automerge 16 --batch 128 --docs 25600
+    python bench/fts_merge.py --automerge 32 --crisismerge 64 --batch 128 --docs 25600
 
 Needs valgrind. Prints instructions per document for each setting and the
-ratio to the first.
+ratio to the first, then what the index costs a reader: its segments and
+the time of a ranked query (bm25, snippets) over it, timed without valgrind.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 VOCABULARY = [f"w{i}" for i in range(5000)]
@@ -35,7 +38,7 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(VOCABULARY) for _ in range(words))
 
 
-def index(path: Path, automerge: int, batch: int, docs: int) -> None:
+def index(path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 16) -> None:
     """Index ``docs`` documents, committing every ``batch``; only the
     indexing runs inside ``functools.reduce`` (what callgrind counts)."""
     rng = random.Random(1)
@@ -52,6 +55,7 @@ def index(path: Path, automerge: int, batch: int, docs: int) -> None:
     )
     conn.execute("INSERT INTO s(s, rank) VALUES ('pgsz', 8000)")
     conn.execute(f"INSERT INTO s(s, rank) VALUES ('automerge', {int(automerge)})")
+    conn.execute(f"INSERT INTO s(s, rank) VALUES ('crisismerge', {int(crisismerge)})")
     conn.commit()
 
     def run(_first: int, _second: int) -> int:
@@ -68,7 +72,33 @@ def index(path: Path, automerge: int, batch: int, docs: int) -> None:
     conn.close()
 
 
-def measure(automerge: int, batch: int, docs: int) -> int:
+def query_ms(automerge: int, batch: int, docs: int, crisismerge: int) -> tuple[float, int]:
+    """Milliseconds a ranked search takes over the index these settings build
+    (the fastest of five rounds of ten queries, each word as Iris queries it:
+    one quoted phrase, ranked by bm25, with a snippet per field, 50 rows),
+    and the segments the index holds: what more segments cost a reader."""
+    with tempfile.TemporaryDirectory(prefix="iris-fts-") as home:
+        path = Path(home) / "fts.db"
+        index(path, automerge, batch, docs, crisismerge)
+        conn = sqlite3.connect(path)
+        segments = conn.execute("SELECT count(DISTINCT segid) FROM s_idx").fetchone()[0]
+        words = [f"w{i}" for i in range(0, 5000, 500)]
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            for word in words:
+                conn.execute(
+                    "SELECT rowid, snippet(s, 1, '<mark>', '</mark>', '…', 16), "
+                    "snippet(s, 2, '<mark>', '</mark>', '…', 16) FROM s WHERE s MATCH ? "
+                    "ORDER BY bm25(s, 0, 1.0, 1.0, 0.5, 0.3) LIMIT 50",
+                    (f'"{word}"',),
+                ).fetchall()
+            best = min(best, (time.perf_counter() - started) * 1000 / len(words))
+        conn.close()
+    return best, segments
+
+
+def measure(automerge: int, batch: int, docs: int, crisismerge: int) -> int:
     """Instructions callgrind counted indexing ``docs`` documents."""
     with tempfile.TemporaryDirectory(prefix="iris-fts-") as home:
         out = Path(home) / "callgrind.out"
@@ -89,6 +119,8 @@ def measure(automerge: int, batch: int, docs: int) -> int:
                 str(batch),
                 "--docs",
                 str(docs),
+                "--crisismerge",
+                str(crisismerge),
             ],
             capture_output=True,
             text=True,
@@ -107,19 +139,28 @@ def main() -> int:
     ap.add_argument("--automerge", type=int, action="append")
     ap.add_argument("--batch", type=int, action="append")
     ap.add_argument("--docs", type=int, default=12_800)
+    ap.add_argument(
+        "--crisismerge",
+        type=int,
+        default=16,
+        help="FTS5 merges a level at once when it holds this many segments (16 is FTS5's own; "
+        "an automerge above it acts as this)",
+    )
     ap.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.inside is not None:
-        index(args.inside, args.automerge[0], args.batch[0], args.docs)
+        index(args.inside, args.automerge[0], args.batch[0], args.docs, args.crisismerge)
         return 0
     first = None
     for automerge in args.automerge or [4, 8]:
         for batch in args.batch or [64, 128]:
-            per_doc = measure(automerge, batch, args.docs) / args.docs
+            per_doc = measure(automerge, batch, args.docs, args.crisismerge) / args.docs
             first = first or per_doc
+            ms, segments = query_ms(automerge, batch, args.docs, args.crisismerge)
             print(
-                f"automerge {automerge:>2}, commits of {batch:>4}: "
-                f"{per_doc:>9,.0f} instructions a document ({per_doc / first:.2f}x)"
+                f"automerge {automerge:>2}, crisismerge {args.crisismerge}, commits of {batch:>4}: "
+                f"{per_doc:>9,.0f} instructions a document ({per_doc / first:.2f}x); "
+                f"{segments} segments, a ranked query {ms:.2f} ms"
             )
     return 0
 

@@ -5,11 +5,11 @@ commits a batch at a time; FTS5 writes a segment per commit and merges
 segments level by level (``automerge``). The cost per document depends on
 both, and a short run measures mostly where the merges happen to fall, so
 this indexes a long run of documents the size of a trace's search row in a
-scratch table configured as migrations 0009 and 0010 configure Iris's, and
+scratch table configured as migrations 0009, 0010 and 0012 configure Iris's, and
 counts instructions under callgrind (repeatable, unlike timings on a shared
 machine):
 
-    python bench/fts_merge.py                       # automerge 4 and 8, batches of 64 and 128
+    python bench/fts_merge.py                       # automerge 8 and 16, batches of 64 and 128
     python bench/fts_merge.py --automerge 8 --automerge 16 --batch 128 --docs 25600
     python bench/fts_merge.py --automerge 32 --crisismerge 64 --batch 128 --docs 25600
 
@@ -152,7 +152,7 @@ def main() -> int:
         index(args.inside, args.automerge[0], args.batch[0], args.docs, args.crisismerge)
         return 0
     first = None
-    for automerge in args.automerge or [4, 8]:
+    for automerge in args.automerge or [8, 16]:
         for batch in args.batch or [64, 128]:
             per_doc = measure(automerge, batch, args.docs, args.crisismerge) / args.docs
             first = first or per_doc

@@ -43,3 +43,9 @@ def dump_bodies(
     )
     manifest = json.loads((where / "manifest.json").read_text())
     return [(where / f["file"]).read_bytes() for f in manifest["files"]]
+
+
+def body_spans(where: Path) -> list[int]:
+    """The spans in each body ``dump_bodies`` wrote to ``where``, in send order."""
+    manifest = json.loads((where / "manifest.json").read_text())
+    return [int(f["spans"]) for f in manifest["files"]]

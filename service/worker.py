@@ -386,14 +386,17 @@ class Worker:
     """One evaluator worker's jobs: claimed and read, judged in order,
     stored a batch at a time (``step``).
 
-    On a SQLite file it holds ``job_batch`` and half again, and judges from
-    that half while another writer (the receivers' group commit, another
+    On a SQLite file it holds two batches of ``job_batch``, and judges from
+    the second while another writer (the receivers' group commit, another
     worker) holds the write lock, instead of sleeping until its turn: the
     traces judged meanwhile go into the next store. On two cores shared by
     the receiver and two workers, that waiting was ~7 % of the workers'
-    time with a core left idle. On PostgreSQL there is no single writer and
-    it holds one batch, as ``iris worker`` processes on many machines
-    should.
+    time with a core left idle. With half a batch in reserve a worker still
+    ran out during the other worker's store (~30 ms); with a whole one its
+    waiting fell from 3.3-3.6 to 2.0-2.5 s over a 30-second load
+    (``docs/performance.md``, session 21). On PostgreSQL there is no single
+    writer and it holds one batch, as ``iris worker`` processes on many
+    machines should.
     """
 
     def __init__(self, engine: Engine, settings: Settings, name: str, rules: DeployedRules):
@@ -402,7 +405,7 @@ class Worker:
         self.name = name
         self.rules = rules
         self.batch = settings.job_batch
-        self.ahead = settings.job_batch // 2 if turn_path(engine) is not None else 0
+        self.ahead = settings.job_batch if turn_path(engine) is not None else 0
         self.hand: collections.deque[Read] = collections.deque()  # claimed and read
         self.judged: list[Outcome] = []  # judged, not yet stored
         self._stats = BatchStats()
@@ -521,7 +524,7 @@ def tune_gc() -> None:
     serve`` it took server CPU from ~120 to 95–110 µs a span over OTLP/HTTP.
 
     The first collection at 50,000 net new containers, not 10,000: what a
-    worker holds (a batch and half again, read, and the results being built)
+    worker holds (two batches, read, and the results being built)
     is itself tens of thousands of containers, which every collection walked
     again. The collector's ~21 M of a steady worker's 1,238 M instructions
     for 488 traces fell to almost nothing (``bench/worker_instr.py``: 1,217 M

@@ -292,11 +292,11 @@ def test_a_store_claims_the_next_batch_in_its_transaction(
 
     client = make_client(evaluate_on_ingest=True, assembly_grace_ms=0, job_batch=2)
     state = client.app.state.iris  # type: ignore[attr-defined]
-    ids = _post_answers(client, 5)
+    ids = _post_answers(client, 7)
     judging = worker.Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
     first = judging.step()
     assert (first.claimed, first.evaluated) == (2, 2)
-    # SQLite: a batch and half again in hand; PostgreSQL: one batch
+    # SQLite: two batches in hand; PostgreSQL: one batch
     assert judging.holding == 2 + judging.ahead
     states = _job_states(state.engine)
     held = [job.trace_id for job in judging.in_hand()]
@@ -327,7 +327,7 @@ def test_a_worker_judges_what_it_holds_while_another_writer_has_the_lock(
         pytest.skip("only a SQLite file has one writer at a time")
     _post_answers(client, 10)
     judging = worker.Worker(state.engine, state.settings, "w", DeployedRules(ttl_s=0))
-    assert judging.step().claimed == 4  # claimed 6; stored 4 and claimed 4 more
+    assert judging.step().claimed == 4  # claimed 8; stored 4 and claimed the last 2
     assert (len(judging.hand), len(judging.judged)) == (6, 0)
     holding, done = threading.Event(), threading.Event()
 

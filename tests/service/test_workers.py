@@ -67,12 +67,12 @@ def evaluations_per_trace(db_url: str) -> dict[str, int]:
     return out
 
 
-def wait_until(predicate: object, timeout: float, what: str) -> None:
+def wait_until(predicate: object, timeout: float, what: str, every: float = 0.1) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():  # type: ignore[operator]
             return
-        time.sleep(0.1)
+        time.sleep(every)
     raise AssertionError(f"timed out waiting for {what}")
 
 
@@ -97,10 +97,23 @@ def test_sigkilled_worker_jobs_are_reclaimed_and_judged_once(tmp_path: Path, db_
     with live_server(tmp_path / "srv", db_url, IRIS_WORKERS="0") as server:
         ids = post_native(server.url, 400)
     env = {"IRIS_JOB_LEASE_S": "2", "IRIS_JOB_BATCH": "50"}
-    with worker_process(tmp_path / "w1", db_url, **env) as first:
-        wait_until(lambda: job_counts(db_url).get("running", 0) > 0, 60, "a running job")
-        first.send_signal(signal.SIGKILL)
-        first.wait(timeout=30)
+    # A compiled worker judges these 400 small traces in well under a second,
+    # so the poll for a running job must be quick and cheap: one engine, a
+    # read every 5 ms (a fresh engine every 0.1 s once missed the whole run).
+    watch = make_engine(db_url)
+    running = select(func.count()).where(EvaluationJob.state == "running")
+    try:
+
+        def any_running() -> bool:
+            with watch.connect() as conn:
+                return bool(conn.execute(running).scalar_one())
+
+        with worker_process(tmp_path / "w1", db_url, **env) as first:
+            wait_until(any_running, 60, "a running job", every=0.005)
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=30)
+    finally:
+        watch.dispose()
     assert job_counts(db_url).get("running", 0) > 0  # jobs left behind by the kill
     with worker_process(tmp_path / "w2", db_url, **env):
         wait_until(lambda: job_counts(db_url).get("done", 0) == len(ids), 120, "every job done")

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Text,
     UniqueConstraint,
@@ -28,6 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from storage.arrival import arrival_key
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -51,6 +54,11 @@ BigIntId = BigInteger().with_variant(Integer, "sqlite")
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+
+
+def _arrival_of_row(context: Any) -> int:
+    """``traces.arrival_us`` of a row inserted without one: its ``created_at``."""
+    return arrival_key(context.get_current_parameters()["created_at"])
 
 
 class Trace(Base):
@@ -79,6 +87,9 @@ class Trace(Base):
     session_id: Mapped[str | None] = mapped_column(String(256))
     timestamp: Mapped[datetime] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # ``created_at`` in microseconds from the epoch: the trace's span batches
+    # are keyed by it so that index grows at its end (``storage.arrival``).
+    arrival_us: Mapped[int] = mapped_column(BigInteger, default=_arrival_of_row, server_default="0")
     source: Mapped[str] = mapped_column(String(16))
     # Assembly state (issue on receivers): open -> ready; revision bumps on late spans.
     status: Mapped[str] = mapped_column(String(16), default="ready")
@@ -149,12 +160,15 @@ class SpanBatchRow(Base):
 
     __tablename__ = "span_batches"
 
-    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    trace_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    # The trace's ``traces.arrival_us``: ahead of the trace id in the key, so
+    # a new trace's batches go on the index's last leaves, not a random one.
+    arrival_us: Mapped[int] = mapped_column(BigInteger)
+    trace_id: Mapped[str] = mapped_column(String(32))
     # How many spans of the trace were stored before this batch: unique and
     # increasing within a trace, so two writers racing to add spans to the
     # same trace (PostgreSQL) collide on the key and one retries.
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
     span_count: Mapped[int] = mapped_column(Integer)
     # The batch's span ids in order, space-separated (16 hex digits each).
     span_ids: Mapped[str] = mapped_column(Text)
@@ -170,7 +184,10 @@ class SpanBatchRow(Base):
     # the spans itself. A per-row key check was the largest cost of ingest on
     # PostgreSQL (its cached check plan, made while the table was small,
     # scanned ``traces``), and a lookup per row on SQLite.
-    __table_args__ = (Index("ix_span_batches_tenant_resource", "tenant_id", "resource_hash"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("tenant_id", "arrival_us", "trace_id", "seq"),
+        Index("ix_span_batches_tenant_resource", "tenant_id", "resource_hash"),
+    )
 
 
 class SpanResource(Base):

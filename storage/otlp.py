@@ -18,6 +18,7 @@ from typing import Any, ClassVar, cast
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, update
 
 from storage import jsontext
+from storage.arrival import arrival_key
 from storage.fastinsert import driver_bool, driver_datetime, insert_rows, insert_values
 from storage.models import LogEventRow, SpanResource, Trace
 from storage.spans import BATCH_COLUMNS, SpanPiece, batch_values, span_batches, stored_span_ids
@@ -98,25 +99,29 @@ def _existing_sql(dialect: str, size: int) -> str:
     mark = "?" if dialect == "sqlite" else "%s"
     marks = ", ".join([mark] * size)
     return (
-        f'SELECT trace_id FROM "{traces.name}" WHERE tenant_id = {mark} AND trace_id IN ({marks})'
+        f'SELECT trace_id, arrival_us FROM "{traces.name}"'
+        f" WHERE tenant_id = {mark} AND trace_id IN ({marks})"
     )
 
 
-def existing_trace_ids(conn: Connection, tenant_id: str, trace_ids: list[str]) -> set[str]:
-    """Which of ``trace_ids`` have a ``traces`` row, asked through the driver.
+def existing_trace_ids(conn: Connection, tenant_id: str, trace_ids: list[str]) -> dict[str, int]:
+    """Which of ``trace_ids`` have a ``traces`` row, each with its
+    ``arrival_us`` (its span batches' key), asked through the driver.
 
-    The same query as ``select(traces.c.trace_id).where(tenant, trace_id IN
-    chunk)``, written once per (dialect, chunk size): every commit asks it, and
+    The same query as ``select(traces.c.trace_id, traces.c.arrival_us)
+    .where(tenant, trace_id IN chunk)``, written once per (dialect, chunk
+    size): every commit asks it, and
     SQLAlchemy spent more building, cache-keying and expanding the Core
     statement than SQLite spent answering it: one request (25 traces) per
     commit, decode to commit took 459.6k instructions a trace with it and
     424.7k without (``bench/receiver_instr.py``). Errors still come wrapped
     by SQLAlchemy (``exec_driver_sql``), as the writer classifies them."""
-    found: set[str] = set()
+    found: dict[str, int] = {}
     dialect = conn.dialect.name
     for chunk in _chunks(trace_ids):
         sql = _existing_sql(dialect, len(chunk))
-        found.update(row[0] for row in conn.exec_driver_sql(sql, (tenant_id, *chunk)))
+        for trace_id, key in conn.exec_driver_sql(sql, (tenant_id, *chunk)):
+            found[trace_id] = key
     return found
 
 
@@ -128,6 +133,7 @@ _TRACE_COLUMNS: tuple[str, ...] = (
     "agent_name",
     "timestamp",
     "created_at",
+    "arrival_us",
     "source",
     "status",
     "revision",
@@ -159,21 +165,25 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     as_bool = driver_bool(conn.dialect.name)
     no = as_bool(False)
     arrivals = {id(job): as_param(job.received_at) for job in jobs}
+    # A new trace's key is its first request's arrival (``storage.arrival``).
+    keys = {id(job): arrival_key(job.received_at) for job in jobs}
     new_rows: list[tuple[Any, ...]] = []
     updates: list[dict[str, Any]] = []
     batch_rows: list[tuple[Any, ...]] = []
     for trace_id, pieces in merged.items():
         job0, delta0 = pieces[0]
-        if len(pieces) == 1 and trace_id not in existing_traces and _distinct(delta0):
+        known_key = existing_traces.get(trace_id)
+        key = keys[id(job0)] if known_key is None else known_key
+        if len(pieces) == 1 and known_key is None and _distinct(delta0):
             # The common case: a trace's first spans, in one request, none
             # repeated: every piece is kept whole, no per-span walk.
-            fresh = _whole_pieces(tenant_id, trace_id, delta0, arrivals[id(job0)], batch_rows)
+            fresh = _whole_pieces(tenant_id, key, trace_id, delta0, arrivals[id(job0)], batch_rows)
         else:
             fresh = _fold_pieces(
-                tenant_id, trace_id, pieces, stored.get(trace_id, []), arrivals, batch_rows
+                tenant_id, key, trace_id, pieces, stored.get(trace_id, []), arrivals, batch_rows
             )
         has_root, root_span_id, error, finalize, first_start = _trace_facts(pieces)
-        if trace_id not in existing_traces:
+        if known_key is None:
             arrival = arrivals[id(job0)]
             new_rows.append(
                 (
@@ -182,6 +192,7 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
                     delta0.service_name or "otel",
                     as_param(first_start),
                     arrival,
+                    key,
                     job0.source,
                     "open",
                     1,
@@ -258,19 +269,25 @@ def _trace_facts(
 
 
 def _whole_pieces(
-    tenant_id: str, trace_id: str, delta: TraceDelta, arrival: Any, out: list[tuple[Any, ...]]
+    tenant_id: str,
+    key: int,
+    trace_id: str,
+    delta: TraceDelta,
+    arrival: Any,
+    out: list[tuple[Any, ...]],
 ) -> int:
     """Append the batch rows of a new trace's pieces, each kept whole;
     returns how many spans they hold."""
     seq = 0
     for piece in delta.pieces:
-        out.append(batch_values(tenant_id, trace_id, seq, piece, arrival))
+        out.append(batch_values(tenant_id, key, trace_id, seq, piece, arrival))
         seq += len(piece.span_ids)
     return seq
 
 
 def _fold_pieces(
     tenant_id: str,
+    key: int,
     trace_id: str,
     pieces: list[tuple[SpanBatchWrite, TraceDelta]],
     known: list[str],
@@ -293,7 +310,7 @@ def _fold_pieces(
             if not wanted:
                 continue
             kept = piece if len(wanted) == len(piece.span_ids) else piece.keep(wanted)
-            out.append(batch_values(tenant_id, trace_id, seq, kept, arrivals[id(job)]))
+            out.append(batch_values(tenant_id, key, trace_id, seq, kept, arrivals[id(job)]))
             seq += len(wanted)
             fresh += len(wanted)
     return fresh

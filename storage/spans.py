@@ -17,10 +17,22 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any, cast
 
-from sqlalchemy import Connection, Select, Table, and_, delete, exists, select
+from sqlalchemy import (
+    Connection,
+    String,
+    Table,
+    TextualSelect,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    select,
+    text,
+)
 
 from receivers.otlp.wire import read_varint, write_varint
 from storage.assembly import as_dicts
@@ -215,6 +227,7 @@ def unpack_resource_spans(packed: bytes) -> list[tuple[bytes, list[bytes]]]:
 # The columns of a ``span_batches`` row, in the order ``batch_values`` gives.
 BATCH_COLUMNS: tuple[str, ...] = (
     "tenant_id",
+    "arrival_us",
     "trace_id",
     "seq",
     "span_count",
@@ -228,13 +241,15 @@ BATCH_COLUMNS: tuple[str, ...] = (
 
 
 def batch_values(
-    tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
+    tenant_id: str, arrival_us: int, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
 ) -> tuple[Any, ...]:
     """The ``span_batches`` row of one piece, in ``BATCH_COLUMNS`` order
-    (``spans_json`` as objects; ``received_at`` as given)."""
+    (``spans_json`` as objects; ``received_at`` as given). ``arrival_us`` is
+    the trace's (``traces.arrival_us``), not this batch's."""
     protobuf = piece.otlp_spans is not None
     return (
         tenant_id,
+        arrival_us,
         trace_id,
         seq,
         len(piece.span_ids),
@@ -248,10 +263,10 @@ def batch_values(
 
 
 def batch_row(
-    tenant_id: str, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
+    tenant_id: str, arrival_us: int, trace_id: str, seq: int, piece: SpanPiece, received_at: Any
 ) -> dict[str, Any]:
     """The ``span_batches`` row of one piece, as a mapping."""
-    values = batch_values(tenant_id, trace_id, seq, piece, received_at)
+    values = batch_values(tenant_id, arrival_us, trace_id, seq, piece, received_at)
     return dict(zip(BATCH_COLUMNS, values, strict=True))
 
 
@@ -268,27 +283,48 @@ def json_piece(spans: Sequence[dict[str, Any]]) -> SpanPiece:
 # reading
 
 
-# What readers take of a batch: not its arrival time (parsing SQLite's
-# datetime text costs more than the rest of a row, and no reader shows it).
-_READ = (
-    span_batches.c.trace_id,
-    span_batches.c.iris_kinds,
-    span_batches.c.otlp_spans,
-    span_batches.c.spans_json,
-)
+# A trace's batches are found through its ``traces`` row: their key starts
+# with the trace's arrival (``storage.arrival``), which only that row holds.
+# SQLite plans without statistics (Iris runs no ANALYZE), and without them its
+# planner preferred reading every batch of the tenant, then looking up each
+# one's trace, to looking up 128 traces by key: a worker's read grew with the
+# table. A CROSS JOIN keeps the order as written there (traces first);
+# PostgreSQL plans by the statistics it keeps, and rejects CROSS JOIN … ON.
+_JOIN = {"sqlite": "CROSS JOIN"}
+_BATCHES_OF_TRACES = """
+SELECT b.trace_id, {columns}
+FROM traces AS t {join} span_batches AS b
+  ON b.tenant_id = t.tenant_id AND b.arrival_us = t.arrival_us AND b.trace_id = t.trace_id{more}
+WHERE t.tenant_id = :tenant_id AND t.trace_id IN :trace_ids"""
+_WITH_RESOURCE = """
+LEFT JOIN span_resources AS r ON r.tenant_id = b.tenant_id AND r.resource_hash = b.resource_hash"""
 
 
-def batch_select() -> Select[tuple[object, ...]]:
-    """``SELECT`` what readers take of batches, with their resource bytes as
-    ``otlp_resource`` (NULL for JSON batches)."""
-    joined = span_batches.outerjoin(
-        span_resources,
-        and_(
-            span_resources.c.tenant_id == span_batches.c.tenant_id,
-            span_resources.c.resource_hash == span_batches.c.resource_hash,
-        ),
+@lru_cache(maxsize=8)
+def _batches_sql(dialect: str, *, spans: bool) -> TextualSelect:
+    """What readers take of the batches of the traces in ``:trace_ids``:
+    with ``spans``, their spans and resource bytes as ``otlp_resource``
+    (NULL for JSON batches); otherwise their span ids. Never a batch's
+    arrival time: parsing SQLite's datetime text costs more than the rest of
+    a row, and no reader shows it."""
+    columns = (
+        (span_batches.c.iris_kinds, span_batches.c.otlp_spans, span_batches.c.spans_json)
+        if spans
+        else (span_batches.c.span_ids,)
     )
-    return select(*_READ, span_resources.c.otlp_resource).select_from(joined)
+    sql = _BATCHES_OF_TRACES.format(
+        columns=", ".join(f"b.{c.name}" for c in columns) + (", r.otlp_resource" if spans else ""),
+        join=_JOIN.get(dialect, "JOIN"),
+        more=_WITH_RESOURCE if spans else "",
+    )
+    typed = (span_batches.c.trace_id, *columns)
+    if spans:
+        typed = (*typed, span_resources.c.otlp_resource)
+    keys = (
+        bindparam("tenant_id", type_=String()),
+        bindparam("trace_ids", expanding=True, type_=String()),
+    )
+    return text(sql).bindparams(*keys).columns(*typed)
 
 
 def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -327,7 +363,7 @@ def _expand_protobuf(row: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def expand(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One dict per stored span (``SPAN_KEYS``) from batch rows selected
-    through ``batch_select``, in the rows' order and each batch's order."""
+    through ``_batches_sql``, in the rows' order and each batch's order."""
     out: list[dict[str, Any]] = []
     for row in rows:
         if row["otlp_spans"] is not None:
@@ -347,14 +383,13 @@ def _batch_rows(
     conn: Connection, tenant_id: str, trace_ids: Sequence[str]
 ) -> Iterator[dict[str, Any]]:
     """The stored batch rows of several traces (chunked IN lists), in the
-    order the database gives them, as dicts (``batch_select``'s columns)."""
+    order the database gives them, as dicts (``_batches_sql``'s columns)."""
     ids = list(trace_ids)
     for i in range(0, len(ids), _IN_CHUNK):
         chunk = ids[i : i + _IN_CHUNK]
         result = conn.execute(
-            batch_select().where(
-                and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id.in_(chunk))
-            )
+            _batches_sql(conn.dialect.name, spans=True),
+            {"tenant_id": tenant_id, "trace_ids": chunk},
         )
         yield from as_dicts(result)
 
@@ -397,18 +432,21 @@ def stored_span_ids(
     for i in range(0, len(ids), _IN_CHUNK):
         chunk = ids[i : i + _IN_CHUNK]
         for trace_id, span_ids in conn.execute(
-            select(span_batches.c.trace_id, span_batches.c.span_ids).where(
-                and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id.in_(chunk))
-            )
+            _batches_sql(conn.dialect.name, spans=False),
+            {"tenant_id": tenant_id, "trace_ids": chunk},
         ):
             out.setdefault(trace_id, []).extend(span_ids.split())
     return out
 
 
-def delete_spans(conn: Connection, tenant_id: str, trace_id: str) -> int:
+def delete_spans(conn: Connection, tenant_id: str, trace_id: str, arrival_us: int) -> int:
     """Delete a trace's spans and the resources nothing references any more;
-    returns how many spans there were."""
-    of_trace = and_(span_batches.c.tenant_id == tenant_id, span_batches.c.trace_id == trace_id)
+    returns how many spans there were. ``arrival_us`` is the trace's."""
+    of_trace = and_(
+        span_batches.c.tenant_id == tenant_id,
+        span_batches.c.arrival_us == arrival_us,
+        span_batches.c.trace_id == trace_id,
+    )
     found = conn.execute(
         select(span_batches.c.resource_hash, span_batches.c.span_count).where(of_trace)
     ).all()

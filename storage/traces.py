@@ -15,6 +15,7 @@ from typing import Any, Literal, cast
 from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
 
 from storage import ruleprofiles, search
+from storage.arrival import arrival_key
 from storage.models import AuditEntry, Evaluation, Trace
 from storage.spans import batch_row, delete_spans, json_piece, span_batches, spans_of
 
@@ -38,11 +39,22 @@ def insert_traces(
 ) -> None:
     """Insert complete traces, each with its spans (``spans[i]`` for
     ``rows[i]``, one batch), and their search rows."""
-    if rows:
-        conn.execute(traces.insert(), list(rows))
+    keyed = [
+        row if "arrival_us" in row else {**row, "arrival_us": arrival_key(row["created_at"])}
+        for row in rows
+    ]
+    if keyed:
+        conn.execute(traces.insert(), keyed)
     batches = [
-        batch_row(row["tenant_id"], row["trace_id"], 0, json_piece(group), row["created_at"])
-        for row, group in zip(rows, spans, strict=True)
+        batch_row(
+            row["tenant_id"],
+            row["arrival_us"],
+            row["trace_id"],
+            0,
+            json_piece(group),
+            row["created_at"],
+        )
+        for row, group in zip(keyed, spans, strict=True)
         if group
     ]
     if batches:
@@ -241,7 +253,7 @@ def delete_trace(
     if row is None:
         return False
     search.remove(conn, [(tenant_id, trace_id)])
-    span_count = delete_spans(conn, tenant_id, trace_id)
+    span_count = delete_spans(conn, tenant_id, trace_id, row.arrival_us)
     conn.execute(
         delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
     )

@@ -84,6 +84,17 @@ def _old_rows(engine: Engine) -> list[dict[str, Any]]:
 
 def _insert_old(engine: Engine) -> None:
     with engine.begin() as conn:
+        # The spans' trace: readers reach a trace's batches through its row
+        # (migration 0013).
+        conn.execute(
+            text(
+                "INSERT INTO traces (tenant_id, trace_id, agent_name, timestamp, created_at,"
+                " source, status, revision, has_root, error, span_count, finalize_requested,"
+                " derived) VALUES ('t', :trace, 'helper', :ts, :ts, 'otlp', 'ready', 1, true,"
+                " true, 2, false, true)"
+            ),
+            {"trace": TRACE, "ts": T0},
+        )
         conn.execute(
             text(
                 "INSERT INTO span_resources (tenant_id, resource_hash, otlp_resource) "
@@ -144,5 +155,6 @@ def test_upgrade_moves_each_span_into_a_batch_and_downgrade_restores_the_rows(
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM spans"))
             conn.execute(text("DELETE FROM span_resources"))
+            conn.execute(text("DELETE FROM traces"))
         move_to(engine, "head", down=False)
     assert migrate.current_revision(engine) == migrate.head_revision()

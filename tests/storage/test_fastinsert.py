@@ -23,6 +23,7 @@ def _span(i: int) -> dict[str, object]:
     """A span batch row with awkward values: COPY escapes, JSON, bytes 0-255."""
     return {
         "tenant_id": "t",
+        "arrival_us": 1_764_478_800_000_000 + i // 3,
         "trace_id": f"{i // 3:032x}",
         "seq": i % 3,
         "span_count": 1,

@@ -12,13 +12,13 @@ from storage.writer import run_transaction
 from tests.support.otlp_bodies import agent_request
 
 
-def _core_existing(engine: Engine, tenant_id: str, ids: list[str]) -> set[str]:
+def _core_existing(engine: Engine, tenant_id: str, ids: list[str]) -> dict[str, int]:
     """The Core query the driver-level look-up replaces."""
     with engine.connect() as conn:
         return {
-            row.trace_id
+            row.trace_id: row.arrival_us
             for row in conn.execute(
-                select(traces.c.trace_id).where(
+                select(traces.c.trace_id, traces.c.arrival_us).where(
                     and_(traces.c.tenant_id == tenant_id, traces.c.trace_id.in_(ids))
                 )
             )
@@ -40,5 +40,6 @@ def test_existing_trace_ids_equals_the_core_query(engine: Engine) -> None:
         with engine.connect() as conn:
             got = existing_trace_ids(conn, "t", ids)
             other_tenant = existing_trace_ids(conn, "u", ids)
-        assert got == _core_existing(engine, "t", ids) == set(picks)
-        assert other_tenant == set()
+        assert got == _core_existing(engine, "t", ids)
+        assert set(got) == set(picks) and all(key > 0 for key in got.values())
+        assert other_tenant == {}

@@ -124,6 +124,7 @@ def next_due(conn: Connection, *, grace: timedelta, idle: timedelta) -> datetime
 # What a readied trace's job needs, returned by the UPDATE that readies it.
 _READIED_COLUMNS = (
     traces.c.tenant_id,
+    traces.c.arrival_us,
     traces.c.trace_id,
     traces.c.revision,
     traces.c.eval_type,
@@ -135,6 +136,7 @@ _READIED_COLUMNS = (
 # The columns of a queued job, in the order ``_queued_jobs`` builds them.
 _JOB_COLUMNS: tuple[str, ...] = (
     "tenant_id",
+    "arrival_us",
     "trace_id",
     "revision",
     "eval_type",
@@ -161,11 +163,24 @@ def _queued_jobs(
     sweep readying 500 traces took 102.7k instructions a trace with the
     dicts, 78.6k with tuples (``bench/receiver_instr.py --phase sweep``)."""
     rows = []
-    for tenant_id, trace_id, revision, eval_type, evaluate, derived in readied:
+    for tenant_id, arrival_us, trace_id, revision, eval_type, evaluate, derived in readied:
         wanted = default_evaluate if evaluate is None else evaluate
         judge = bool(wanted) and revision <= max_revision
         if judge or not derived:
-            rows.append((tenant_id, trace_id, revision, eval_type, judge, "pending", 0, now, now))
+            rows.append(
+                (
+                    tenant_id,
+                    arrival_us,
+                    trace_id,
+                    revision,
+                    eval_type,
+                    judge,
+                    "pending",
+                    0,
+                    now,
+                    now,
+                )
+            )
     return rows
 
 
@@ -491,10 +506,19 @@ def enqueue_jobs(conn: Connection, rows: list[dict[str, Any]]) -> None:
 
 
 def job_row(
-    tenant_id: str, trace_id: str, revision: int, eval_type: str | None, *, now: datetime
+    tenant_id: str,
+    trace_id: str,
+    revision: int,
+    eval_type: str | None,
+    *,
+    arrival_us: int,
+    now: datetime,
 ) -> dict[str, Any]:
+    """A pending job for ``enqueue_jobs``; ``arrival_us`` is the trace's
+    (``traces.arrival_us``)."""
     return {
         "tenant_id": tenant_id,
+        "arrival_us": arrival_us,
         "trace_id": trace_id,
         "revision": revision,
         "eval_type": eval_type,

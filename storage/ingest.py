@@ -10,6 +10,7 @@ from sqlalchemy import Connection
 
 from storage import search
 from storage import traces as trace_store
+from storage.arrival import row_arrival
 from storage.assembly import enqueue_jobs, job_row
 from storage.evaluations import store_evaluation
 from storage.writer import WriteJob
@@ -47,7 +48,14 @@ class NativeTraceWrite(WriteJob):
         enqueue_jobs(
             conn,
             [
-                job_row(j.row["tenant_id"], j.row["trace_id"], 1, None, now=j.row["created_at"])
+                job_row(
+                    j.row["tenant_id"],
+                    j.row["trace_id"],
+                    1,
+                    None,
+                    arrival_us=row_arrival(j.row),
+                    now=j.row["created_at"],
+                )
                 for j in natives
                 if j.enqueue
             ],

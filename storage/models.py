@@ -319,6 +319,9 @@ class EvaluationJob(Base):
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
+    # The trace's ``traces.arrival_us``, ahead of the trace id in the unique
+    # key, so a new job's key goes on the index's last leaf (``storage.arrival``).
+    arrival_us: Mapped[int] = mapped_column(BigInteger)
     trace_id: Mapped[str] = mapped_column(String(32))
     revision: Mapped[int] = mapped_column(Integer)
     eval_type: Mapped[str | None] = mapped_column(String(16))
@@ -334,7 +337,11 @@ class EvaluationJob(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime)
 
     __table_args__ = (
-        UniqueConstraint("tenant_id", "trace_id", "revision", name="uq_jobs_trace_revision"),
+        # One job per (trace, revision). A trace deleted and sent again is a
+        # new trace (a new arrival), whose revisions are judged afresh.
+        UniqueConstraint(
+            "tenant_id", "arrival_us", "trace_id", "revision", name="uq_jobs_trace_revision"
+        ),
         Index("ix_jobs_state_created", "state", "created_at"),
     )
 

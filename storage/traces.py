@@ -15,7 +15,7 @@ from typing import Any, Literal, cast
 from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
 
 from storage import ruleprofiles, search
-from storage.arrival import arrival_key
+from storage.arrival import row_arrival
 from storage.models import AuditEntry, Evaluation, Trace
 from storage.spans import batch_row, delete_spans, json_piece, span_batches, spans_of
 
@@ -40,8 +40,7 @@ def insert_traces(
     """Insert complete traces, each with its spans (``spans[i]`` for
     ``rows[i]``, one batch), and their search rows."""
     keyed = [
-        row if "arrival_us" in row else {**row, "arrival_us": arrival_key(row["created_at"])}
-        for row in rows
+        row if "arrival_us" in row else {**row, "arrival_us": row_arrival(row)} for row in rows
     ]
     if keyed:
         conn.execute(traces.insert(), keyed)

@@ -1,4 +1,4 @@
-"""Span batches are filed by their trace's arrival, ahead of the random trace id."""
+"""Span batches and jobs are filed by their trace's arrival, ahead of the random trace id."""
 
 from __future__ import annotations
 
@@ -12,12 +12,15 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
 from service.ingest import decode_otlp_protobuf, jobs_for_batch
+from storage import assembly
 from storage.arrival import arrival_key
 from storage.otlp import traces
 from storage.spans import _batches_sql, span_batches, spans_of
+from storage.traces import delete_trace
 from storage.writer import run_transaction
 from tests.support.otlp_bodies import agent_request
 
+jobs = assembly.jobs
 T0 = datetime(2026, 12, 6, 4, 0, 0, 250_000)
 naive = st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1))
 
@@ -100,3 +103,36 @@ def test_sqlite_reads_batches_through_each_traces_key(engine: Engine) -> None:
         assert plan[1].startswith("SEARCH b USING INDEX sqlite_autoindex_span_batches_1"), plan
         assert "(tenant_id=? AND arrival_us=? AND trace_id=?)" in plan[1], plan
         assert not any(step.startswith("SCAN") for step in plan), plan
+
+
+def _sweep(engine: Engine, now: datetime) -> int:
+    with engine.begin() as conn:
+        return assembly.ready_due(
+            conn,
+            now=now,
+            grace=timedelta(seconds=2),
+            idle=timedelta(seconds=30),
+            default_evaluate=True,
+            max_revision=2,
+        )
+
+
+def test_jobs_carry_their_traces_arrival_and_a_trace_sent_again_after_deletion_is_judged(
+    engine: Engine,
+) -> None:
+    body, ids = agent_request(random.Random(9), 3)
+    trace_ids = sorted({t for t, _ in ids})
+    _ingest(engine, body, T0)
+    assert _sweep(engine, T0 + timedelta(seconds=5)) == 3
+    with engine.begin() as conn:
+        assert delete_trace(conn, "t", trace_ids[0], now=T0 + timedelta(seconds=6))
+    later = T0 + timedelta(minutes=1)
+    _ingest(engine, body, later)
+    assert _sweep(engine, later + timedelta(seconds=5)) == 1
+    with engine.connect() as conn:
+        queued = conn.execute(
+            select(jobs.c.trace_id, jobs.c.revision, jobs.c.arrival_us).order_by(jobs.c.id)
+        ).all()
+    # the same (trace, revision) twice: the trace sent again is a new arrival
+    assert sorted(tuple(j) for j in queued[:3]) == [(t, 1, arrival_key(T0)) for t in trace_ids]
+    assert [tuple(j) for j in queued[3:]] == [(trace_ids[0], 1, arrival_key(later))]

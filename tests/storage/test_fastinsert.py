@@ -128,6 +128,7 @@ def test_rows_of_a_table_with_a_generated_key(engine: Engine) -> None:
     rows = [
         {
             "tenant_id": "t",
+            "arrival_us": 1_764_478_800_000_000,
             "trace_id": f"{i:032x}",
             "revision": 1,
             "eval_type": None,

@@ -36,6 +36,7 @@ def _fill(engine: Engine, specs: list[tuple[str, int, int, str]]) -> list[dict[s
         {
             "id": i + 1,
             "tenant_id": "t",
+            "arrival_us": 1_764_478_800_000_000 + i,
             "trace_id": f"{i:032x}",
             "revision": 1 + i % 2,
             "eval_type": None if i % 3 else "tool_use",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, event, func, select, update
+from sqlalchemy import Connection, Engine, event, func, select, update
 
 from evaluators.model import AgentTrace
 from storage import assembly, codec
@@ -30,10 +30,20 @@ def add_trace(engine: Engine, trace_id: str, **changes: object) -> None:
         conn.execute(Trace.__table__.insert(), [row])
 
 
+def arrivals(conn: Connection) -> dict[str, int]:
+    """Each stored trace's ``arrival_us``, which its jobs carry."""
+    return {t: key for t, key in conn.execute(select(Trace.trace_id, Trace.arrival_us))}
+
+
 def queue(engine: Engine, *trace_ids: str, at: datetime = T0) -> None:
     with engine.begin() as conn:
+        keys = arrivals(conn)
         assembly.enqueue_jobs(
-            conn, [assembly.job_row("t", tid, 1, None, now=at) for tid in trace_ids]
+            conn,
+            [
+                assembly.job_row("t", tid, 1, None, arrival_us=keys.get(tid, 0), now=at)
+                for tid in trace_ids
+            ],
         )
 
 
@@ -161,7 +171,12 @@ def test_the_sweep_stores_its_jobs_as_enqueue_jobs_stores_job_rows(engine: Engin
             judge = (True if evaluate is None else evaluate) and revision <= 2
             if judge or not derived:
                 row = assembly.job_row(
-                    "t", trace_id, revision, "quick" if trace_id == "judged" else None, now=now
+                    "t",
+                    trace_id,
+                    revision,
+                    "quick" if trace_id == "judged" else None,
+                    arrival_us=arrivals(conn)[trace_id],
+                    now=now,
                 )
                 rows.append({**row, "evaluate": judge})
         assembly.enqueue_jobs(conn, rows)

@@ -1,4 +1,4 @@
-"""The key that files a trace's span batches in order of the trace's arrival.
+"""The key that files a trace's span batches and jobs in order of its arrival.
 
 OTel trace ids are random, so an index keyed by ``(tenant, trace id, …)``
 takes each new trace's entry on a random leaf: once the index is larger
@@ -10,10 +10,12 @@ the server wrote 113 KiB a trace with random trace ids and 64 KiB with
 ids that rise with time, and evaluation fell behind only with the former.
 
 ``traces.arrival_us`` is the microsecond its first spans were received (the
-row's ``created_at``), set once when the row is inserted; the span batches
-of a trace carry the same value ahead of the trace id in their key, so new
-batches land on the last leaves of that index. Readers find a trace's
-batches through its ``traces`` row (``storage.spans``).
+row's ``created_at``), set once when the row is inserted; a trace's span
+batches and evaluation jobs carry the same value ahead of the trace id in
+their keys, so new entries land on the last leaves of those indexes.
+Readers find a trace's batches through its ``traces`` row
+(``storage.spans``). A trace deleted and sent again is a new row with a new
+arrival.
 """
 
 from __future__ import annotations

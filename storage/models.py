@@ -88,7 +88,8 @@ class Trace(Base):
     timestamp: Mapped[datetime] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     # ``created_at`` in microseconds from the epoch: the trace's span batches
-    # are keyed by it so that index grows at its end (``storage.arrival``).
+    # and jobs are keyed by it so those indexes grow at their end
+    # (``storage.arrival``).
     arrival_us: Mapped[int] = mapped_column(BigInteger, default=_arrival_of_row, server_default="0")
     source: Mapped[str] = mapped_column(String(16))
     # Assembly state (issue on receivers): open -> ready; revision bumps on late spans.

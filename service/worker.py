@@ -265,6 +265,7 @@ def _prepare(outcomes: list[Outcome], dialect: str, now: datetime, *, index: boo
                 result=outcome.result,
                 now=now,
                 trace_id=job.trace_id,
+                trace_arrival_us=job.arrival_us,
                 trace_revision=job.revision,
                 agent_name=trace_row["agent_name"],
                 output_text=trace_row["output"],
@@ -344,6 +345,7 @@ def _store(
                     result=unknown_result(job.eval_type, outcome.error),
                     now=now,
                     trace_id=job.trace_id,
+                    trace_arrival_us=job.arrival_us,
                     trace_revision=job.revision,
                 )
                 failed_rows.append(row)

@@ -9,7 +9,7 @@ from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, select
+from sqlalchemy import ColumnElement, Connection, Table, and_, select
 
 from evaluators.splitresults import RuleDescription, SplitResults
 from storage import ruleprofiles
@@ -68,10 +68,27 @@ def evaluation_to_api(row: Any, rule_results: Any) -> dict[str, Any]:
     return out
 
 
+def of_trace(tenant_id: str, trace_id: str) -> ColumnElement[bool]:
+    """The evaluations of one trace id: those filed under the live trace's
+    arrival (``traces.arrival_us``) and those under 0, where the verdicts of
+    a deleted trace (``storage.traces.delete_trace``) and any stored without
+    the arrival are filed. Two look-ups of ``ix_evaluations_tenant_trace``."""
+    live = (
+        select(traces.c.arrival_us)
+        .where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
+        .scalar_subquery()
+    )
+    return and_(
+        evaluations.c.tenant_id == tenant_id,
+        evaluations.c.trace_arrival_us.in_([0, live]),
+        evaluations.c.trace_id == trace_id,
+    )
+
+
 def evaluations_for_trace(conn: Connection, tenant_id: str, trace_id: str) -> list[dict[str, Any]]:
     rows = conn.execute(
         select(evaluations)
-        .where(and_(evaluations.c.tenant_id == tenant_id, evaluations.c.trace_id == trace_id))
+        .where(of_trace(tenant_id, trace_id))
         .order_by(evaluations.c.created_at.desc(), evaluations.c.id)
     )
     return evaluations_to_api(conn, rows)
@@ -105,6 +122,7 @@ def evaluation_rows(
     result: dict[str, Any],
     now: datetime,
     trace_id: str | None = None,
+    trace_arrival_us: int = 0,
     trace_revision: int | None = None,
     agent_name: str | None = None,
     output_text: str | None = None,
@@ -116,13 +134,17 @@ def evaluation_rows(
     evaluation_id: str | None = None,
     reevaluation_of: str | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The ``evaluations`` row and its per-rule rows for one engine result."""
+    """The ``evaluations`` row and its per-rule rows for one engine result.
+    ``trace_arrival_us`` is the trace's ``traces.arrival_us`` where the
+    caller has it (the worker's jobs carry it); 0 files the verdict where
+    ``of_trace`` looks as well."""
     evaluation_id = evaluation_id or new_evaluation_id()
     verdict = result.get("verdict") or {}
     row = {
         "id": evaluation_id,
         "tenant_id": tenant_id,
         "trace_id": trace_id,
+        "trace_arrival_us": trace_arrival_us,
         "trace_revision": trace_revision,
         "eval_type": result.get("eval_type", "all"),
         "kind": kind,

@@ -71,6 +71,7 @@ class NativeTraceWrite(WriteJob):
                     result=job.evaluation,
                     now=row["created_at"],
                     trace_id=row["trace_id"],
+                    trace_arrival_us=row_arrival(row),
                     trace_revision=1,
                     agent_name=row["agent_name"],
                     output_text=row.get("output"),

@@ -36,6 +36,8 @@ class ClaimedJob:
     evaluate: bool
     attempts: int
     worker: str
+    # The trace's ``traces.arrival_us``, which its verdict is filed under.
+    arrival_us: int = 0
 
 
 def claim(
@@ -70,8 +72,10 @@ def claim(
         )
     )
     return [
-        ClaimedJob(job_id, tenant, trace, revision, eval_type, bool(evaluate), tries + 1, worker)
-        for job_id, tenant, trace, revision, eval_type, evaluate, tries in rows
+        ClaimedJob(
+            job_id, tenant, trace, revision, eval_type, bool(evaluate), tries + 1, worker, arrival
+        )
+        for job_id, tenant, trace, revision, eval_type, evaluate, tries, arrival in rows
     ]
 
 
@@ -90,6 +94,7 @@ _CLAIMED = (
     jobs.c.eval_type,
     jobs.c.evaluate,
     jobs.c.attempts,
+    jobs.c.arrival_us,
 )
 
 
@@ -218,8 +223,10 @@ def _claim_sqlite(
     for chunk in _chunks([r[0] for r in rows]):
         conn.exec_driver_sql(_claim_update_sql(len(chunk)), (worker, until, at, *chunk))
     return [
-        ClaimedJob(job_id, tenant, trace, revision, eval_type, bool(evaluate), tries + 1, worker)
-        for job_id, tenant, trace, revision, eval_type, evaluate, tries in rows
+        ClaimedJob(
+            job_id, tenant, trace, revision, eval_type, bool(evaluate), tries + 1, worker, arrival
+        )
+        for job_id, tenant, trace, revision, eval_type, evaluate, tries, arrival in rows
     ]
 
 

@@ -235,6 +235,10 @@ class Evaluation(Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
     trace_id: Mapped[str | None] = mapped_column(String(32))
+    # The trace's ``traces.arrival_us`` ahead of its id in the index by trace,
+    # so a worker's new verdicts go on that index's last leaves; 0 for none,
+    # and for a deleted trace's (``storage.evaluations.of_trace``).
+    trace_arrival_us: Mapped[int] = mapped_column(BigInteger, server_default="0")
     trace_revision: Mapped[int | None] = mapped_column(Integer)
     eval_type: Mapped[str] = mapped_column(String(16))
     kind: Mapped[str] = mapped_column(String(16), default="rules")
@@ -274,7 +278,7 @@ class Evaluation(Base):
 
     __table_args__ = (
         Index("ix_evaluations_tenant_created", "tenant_id", "created_at"),
-        Index("ix_evaluations_tenant_trace", "tenant_id", "trace_id"),
+        Index("ix_evaluations_tenant_trace", "tenant_id", "trace_arrival_us", "trace_id"),
         Index("ix_evaluations_tenant_run", "tenant_id", "run"),
         Index("ix_evaluations_tenant_agent", "tenant_id", "agent_name"),
     )

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, s
 
 from storage import ruleprofiles, search
 from storage.arrival import row_arrival
+from storage.evaluations import of_trace
 from storage.models import AuditEntry, Evaluation, Trace
 from storage.spans import batch_row, delete_spans, json_piece, span_batches, spans_of
 
@@ -251,17 +252,19 @@ def delete_trace(
     row = get_trace(conn, tenant_id, trace_id)
     if row is None:
         return False
+    # Found while the trace row is there: its live verdicts are filed by its
+    # arrival, which only the row holds (``storage.evaluations.of_trace``).
+    linked = list(
+        conn.execute(
+            select(evaluations.c.id, evaluations.c.rule_results).where(
+                of_trace(tenant_id, trace_id)
+            )
+        )
+    )
     search.remove(conn, [(tenant_id, trace_id)])
     span_count = delete_spans(conn, tenant_id, trace_id, row.arrival_us)
     conn.execute(
         delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
-    )
-    linked = list(
-        conn.execute(
-            select(evaluations.c.id, evaluations.c.rule_results).where(
-                and_(evaluations.c.tenant_id == tenant_id, evaluations.c.trace_id == trace_id)
-            )
-        )
     )
     whole = ruleprofiles.join_all(conn, [(tenant_id, ev.rule_results) for ev in linked])
     for ev, rule_results in zip(linked, whole, strict=True):
@@ -277,6 +280,8 @@ def delete_trace(
                 interpretations=None,
                 rule_results=erased,
                 erased_at=now,
+                # filed where ``of_trace`` finds a deleted trace's verdicts
+                trace_arrival_us=0,
             )
         )
     conn.execute(

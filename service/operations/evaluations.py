@@ -34,7 +34,13 @@ from service.operations.traces import check_trace_id, parse_bound
 from service.state import ServiceState
 from storage import codec
 from storage import traces as trace_store
-from storage.evaluations import evaluations, evaluations_to_api, rule_results, store_evaluation
+from storage.evaluations import (
+    evaluations,
+    evaluations_to_api,
+    of_trace,
+    rule_results,
+    store_evaluation,
+)
 
 EvalType = Literal["completeness", "relevance", "safety", "cost", "custom", "all"]
 
@@ -176,6 +182,7 @@ async def evaluate_output(state: ServiceState, payload: Any) -> dict[str, Any]:
                 result=result,
                 now=codec.utcnow(),
                 trace_id=body.trace_id,
+                trace_arrival_us=stored.arrival_us if stored is not None else 0,
                 trace_revision=stored.revision if stored is not None else None,
                 agent_name=stored.agent_name if stored is not None else None,
                 output_text=body.output,
@@ -226,11 +233,12 @@ async def list_evaluations(state: ServiceState, params: Mapping[str, Any]) -> di
         (ev.state, q.state),
         (ev.passed, q.passed),
         (ev.eval_type, q.eval_type),
-        (ev.trace_id, q.trace_id),
         (ev.run, q.run),
     ):
         if value is not None:
             conds.append(column == value)
+    if q.trace_id is not None:
+        conds.append(of_trace(state.tenant, q.trace_id))
     if since is not None:
         conds.append(ev.created_at >= since)
     if until is not None:

@@ -1,4 +1,4 @@
-"""The key that files a trace's span batches and jobs in order of its arrival.
+"""The key that files a trace's span batches, jobs and verdicts in order of its arrival.
 
 OTel trace ids are random, so an index keyed by ``(tenant, trace id, …)``
 takes each new trace's entry on a random leaf: once the index is larger
@@ -11,11 +11,12 @@ ids that rise with time, and evaluation fell behind only with the former.
 
 ``traces.arrival_us`` is the microsecond its first spans were received (the
 row's ``created_at``), set once when the row is inserted; a trace's span
-batches and evaluation jobs carry the same value ahead of the trace id in
-their keys, so new entries land on the last leaves of those indexes.
-Readers find a trace's batches through its ``traces`` row
-(``storage.spans``). A trace deleted and sent again is a new row with a new
-arrival.
+batches, evaluation jobs and evaluations carry the same value ahead of the
+trace id in their keys, so new entries land on the last leaves of those
+indexes. Readers find a trace's batches through its ``traces`` row
+(``storage.spans``) and its verdicts under that arrival and 0, where a
+deleted trace's go (``storage.evaluations.of_trace``). A trace deleted and
+sent again is a new row with a new arrival.
 """
 
 from __future__ import annotations

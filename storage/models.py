@@ -87,8 +87,8 @@ class Trace(Base):
     session_id: Mapped[str | None] = mapped_column(String(256))
     timestamp: Mapped[datetime] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime)
-    # ``created_at`` in microseconds from the epoch: the trace's span batches
-    # and jobs are keyed by it so those indexes grow at their end
+    # ``created_at`` in microseconds from the epoch: the trace's span batches,
+    # jobs and verdicts are keyed by it so those indexes grow at their end
     # (``storage.arrival``).
     arrival_us: Mapped[int] = mapped_column(BigInteger, default=_arrival_of_row, server_default="0")
     source: Mapped[str] = mapped_column(String(16))

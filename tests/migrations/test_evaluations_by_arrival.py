@@ -7,13 +7,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, inspect, select, text
 
-from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage import migrate
 from storage.evaluations import evaluations, store_evaluation
 from storage.otlp import traces
 from storage.traces import delete_trace
-from storage.writer import run_transaction
 from tests.migrations.revisions import move_to
+from tests.support.ingest import ingest
 from tests.support.otlp_bodies import agent_request
 
 T0 = datetime(2026, 12, 6, 5, 0, 0)
@@ -31,9 +30,7 @@ def _trace_index(engine: Engine) -> list[str]:
 
 def test_upgrade_files_live_verdicts_by_arrival_and_the_rest_under_zero(engine: Engine) -> None:
     body, ids = agent_request(random.Random(4), 2)
-    job = jobs_for_batch(decode_otlp_protobuf(body), "t", "otlp", len(body))
-    _, failures = run_transaction(engine, [job])
-    assert failures == 0
+    ingest(engine, body)
     kept, gone = sorted({t for t, _ in ids})
     with engine.begin() as conn:
         for trace_id in (kept, gone, None):

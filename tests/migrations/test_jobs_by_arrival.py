@@ -7,12 +7,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, inspect, select, text
 
-from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage import assembly, migrate
 from storage.otlp import traces
 from storage.traces import delete_trace
-from storage.writer import run_transaction
 from tests.migrations.revisions import move_to
+from tests.support.ingest import ingest, sweep
 from tests.support.otlp_bodies import agent_request
 
 T0 = datetime(2026, 12, 6, 4, 0, 0)
@@ -34,19 +33,9 @@ def _jobs(engine: Engine) -> list[tuple[object, ...]]:
 
 
 def _ingest_and_sweep(engine: Engine, body: bytes, at: datetime) -> None:
-    job = jobs_for_batch(decode_otlp_protobuf(body), "t", "otlp", len(body))
-    job.received_at = at
-    _, failures = run_transaction(engine, [job])
-    assert failures == 0
+    ingest(engine, body, at=at)
     with engine.begin() as conn:
-        assembly.ready_due(
-            conn,
-            now=at + timedelta(seconds=5),
-            grace=timedelta(seconds=2),
-            idle=timedelta(seconds=30),
-            default_evaluate=True,
-            max_revision=2,
-        )
+        sweep(conn, at + timedelta(seconds=5))
 
 
 def test_upgrade_keys_jobs_by_their_traces_arrival_and_downgrade_keeps_one_per_revision(

@@ -7,13 +7,12 @@ from datetime import datetime
 
 from sqlalchemy import Engine, inspect, select, text
 
-from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage import migrate
 from storage.arrival import arrival_key
 from storage.otlp import traces
 from storage.spans import span_batches, spans_of
-from storage.writer import run_transaction
 from tests.migrations.revisions import move_to
+from tests.support.ingest import ingest
 from tests.support.otlp_bodies import agent_request
 
 
@@ -35,10 +34,7 @@ def test_upgrade_keys_batches_by_their_traces_arrival_and_downgrade_restores_the
     engine: Engine,
 ) -> None:
     for seed in (1, 2):
-        body, _ = agent_request(random.Random(seed), 15)
-        job = jobs_for_batch(decode_otlp_protobuf(body), "t", "otlp", len(body))
-        _, failures = run_transaction(engine, [job])
-        assert failures == 0
+        ingest(engine, agent_request(random.Random(seed), 15)[0])
     with engine.connect() as conn:
         ids = sorted(conn.execute(select(traces.c.trace_id)).scalars())
         before = spans_of(conn, "t", ids)

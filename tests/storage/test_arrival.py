@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -11,13 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
-from service.ingest import decode_otlp_protobuf, jobs_for_batch
 from storage import assembly
 from storage.arrival import arrival_key
 from storage.otlp import traces
 from storage.spans import _batches_sql, span_batches, spans_of
 from storage.traces import delete_trace
-from storage.writer import run_transaction
+from tests.support.ingest import ingest, sweep
 from tests.support.otlp_bodies import agent_request
 
 jobs = assembly.jobs
@@ -42,24 +40,16 @@ def test_known_value() -> None:
     assert arrival_key(T0) == 1_796_529_600_250_000
 
 
-def _ingest(engine: Engine, body: bytes, at: datetime) -> None:
-    job = replace(
-        jobs_for_batch(decode_otlp_protobuf(body), "t", "otlp", len(body)), received_at=at
-    )
-    _, failures = run_transaction(engine, [job])
-    assert failures == 0
-
-
 def test_batches_sort_by_arrival_then_trace_and_late_spans_keep_their_trace_key(
     engine: Engine,
 ) -> None:
     rng = random.Random(5)
     first, first_ids = agent_request(rng, 20)
     second, second_ids = agent_request(rng, 20)
-    _ingest(engine, first, T0)
-    _ingest(engine, second, T0 + timedelta(milliseconds=3))
+    ingest(engine, first, at=T0)
+    ingest(engine, second, at=T0 + timedelta(milliseconds=3))
     # the first request's spans again, later: no new batch, no new key
-    _ingest(engine, first, T0 + timedelta(seconds=9))
+    ingest(engine, first, at=T0 + timedelta(seconds=9))
     with engine.connect() as conn:
         keys = dict(conn.execute(select(traces.c.trace_id, traces.c.arrival_us)).all())
         created = dict(conn.execute(select(traces.c.trace_id, traces.c.created_at)).all())
@@ -105,16 +95,9 @@ def test_sqlite_reads_batches_through_each_traces_key(engine: Engine) -> None:
         assert not any(step.startswith("SCAN") for step in plan), plan
 
 
-def _sweep(engine: Engine, now: datetime) -> int:
+def _sweep_at(engine: Engine, now: datetime) -> int:
     with engine.begin() as conn:
-        return assembly.ready_due(
-            conn,
-            now=now,
-            grace=timedelta(seconds=2),
-            idle=timedelta(seconds=30),
-            default_evaluate=True,
-            max_revision=2,
-        )
+        return sweep(conn, now)
 
 
 def test_jobs_carry_their_traces_arrival_and_a_trace_sent_again_after_deletion_is_judged(
@@ -122,13 +105,13 @@ def test_jobs_carry_their_traces_arrival_and_a_trace_sent_again_after_deletion_i
 ) -> None:
     body, ids = agent_request(random.Random(9), 3)
     trace_ids = sorted({t for t, _ in ids})
-    _ingest(engine, body, T0)
-    assert _sweep(engine, T0 + timedelta(seconds=5)) == 3
+    ingest(engine, body, at=T0)
+    assert _sweep_at(engine, T0 + timedelta(seconds=5)) == 3
     with engine.begin() as conn:
         assert delete_trace(conn, "t", trace_ids[0], now=T0 + timedelta(seconds=6))
     later = T0 + timedelta(minutes=1)
-    _ingest(engine, body, later)
-    assert _sweep(engine, later + timedelta(seconds=5)) == 1
+    ingest(engine, body, at=later)
+    assert _sweep_at(engine, later + timedelta(seconds=5)) == 1
     with engine.connect() as conn:
         queued = conn.execute(
             select(jobs.c.trace_id, jobs.c.revision, jobs.c.arrival_us).order_by(jobs.c.id)

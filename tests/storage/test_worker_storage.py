@@ -13,6 +13,7 @@ from storage import jobs as job_store
 from storage.evaluations import evaluation_rows, failed_rule_rows, insert_evaluations
 from storage.models import EvaluationJob, RuleResultRow, Trace
 from storage.otlp import LogEventsWrite
+from tests.support.ingest import sweep
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 
@@ -251,18 +252,6 @@ def test_the_sweep_reads_open_traces_through_the_partial_index(engine: Engine) -
             assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
-def _sweep(conn: Any, now: datetime, limit: int = 500) -> int:
-    return assembly.ready_due(
-        conn,
-        now=now,
-        grace=timedelta(seconds=2),
-        idle=timedelta(seconds=30),
-        default_evaluate=True,
-        max_revision=2,
-        limit=limit,
-    )
-
-
 def test_postgresql_sweep_updates_the_chosen_rows_by_address(engine: Engine) -> None:
     """On a table younger than its statistics, the sweep's UPDATE still goes
     to each chosen trace directly (a TID scan), never through a join that
@@ -280,7 +269,7 @@ def test_postgresql_sweep_updates_the_chosen_rows_by_address(engine: Engine) -> 
     event.listen(engine, "before_cursor_execute", record)
     try:
         with engine.begin() as conn:
-            assert _sweep(conn, T0 + timedelta(minutes=1)) == 20
+            assert sweep(conn, T0 + timedelta(minutes=1)) == 20
     finally:
         event.remove(engine, "before_cursor_execute", record)
     assert len(seen) == 3  # one UPDATE per reason
@@ -297,8 +286,8 @@ def test_postgresql_concurrent_sweeps_take_different_traces(engine: Engine) -> N
         add_trace(engine, f"c{i}", status="open", has_root=True, last_span_at=T0)
     now = T0 + timedelta(minutes=1)
     with engine.connect() as first, engine.connect() as second:
-        assert _sweep(first, now, limit=3) == 3  # holds its three until it commits
-        assert _sweep(second, now) == 7  # skips the locked ones
+        assert sweep(first, now, limit=3) == 3  # holds its three until it commits
+        assert sweep(second, now) == 7  # skips the locked ones
         second.commit()
         first.commit()
     with engine.connect() as conn:

@@ -21,9 +21,7 @@ sent again is a new row with a new arrival.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 _EPOCH = datetime(1970, 1, 1)
 _MICROSECOND = timedelta(microseconds=1)
@@ -35,10 +33,3 @@ def arrival_key(at: datetime) -> int:
     if at.tzinfo is not None:
         at = at.astimezone(UTC).replace(tzinfo=None)
     return (at - _EPOCH) // _MICROSECOND
-
-
-def row_arrival(row: Mapping[str, Any]) -> int:
-    """A new ``traces`` row's ``arrival_us``: the one it carries, else the
-    key of its ``created_at`` (what the column's default gives)."""
-    given = row.get("arrival_us")
-    return arrival_key(row["created_at"]) if given is None else int(given)

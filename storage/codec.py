@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from evaluators.model import AgentTrace, Span, ToolCall
+from storage.arrival import arrival_key
 
 
 def utcnow() -> datetime:
@@ -133,6 +134,7 @@ def trace_row(
         "trace_id": trace_id,
         **agent_fields(trace, now=now),
         "created_at": now,
+        "arrival_us": arrival_key(now),
         "source": source,
         "status": "ready",
         "revision": 1,

@@ -10,7 +10,6 @@ from sqlalchemy import Connection
 
 from storage import search
 from storage import traces as trace_store
-from storage.arrival import row_arrival
 from storage.assembly import enqueue_jobs, job_row
 from storage.evaluations import store_evaluation
 from storage.writer import WriteJob
@@ -53,7 +52,7 @@ class NativeTraceWrite(WriteJob):
                     j.row["trace_id"],
                     1,
                     None,
-                    arrival_us=row_arrival(j.row),
+                    arrival_us=j.row["arrival_us"],
                     now=j.row["created_at"],
                 )
                 for j in natives
@@ -71,7 +70,7 @@ class NativeTraceWrite(WriteJob):
                     result=job.evaluation,
                     now=row["created_at"],
                     trace_id=row["trace_id"],
-                    trace_arrival_us=row_arrival(row),
+                    trace_arrival_us=row["arrival_us"],
                     trace_revision=1,
                     agent_name=row["agent_name"],
                     output_text=row.get("output"),

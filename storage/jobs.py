@@ -37,7 +37,7 @@ class ClaimedJob:
     attempts: int
     worker: str
     # The trace's ``traces.arrival_us``, which its verdict is filed under.
-    arrival_us: int = 0
+    arrival_us: int
 
 
 def claim(

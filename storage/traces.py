@@ -15,7 +15,6 @@ from typing import Any, Literal, cast
 from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
 
 from storage import ruleprofiles, search
-from storage.arrival import row_arrival
 from storage.evaluations import of_trace
 from storage.models import AuditEntry, Evaluation, Trace
 from storage.spans import batch_row, delete_spans, json_piece, span_batches, spans_of
@@ -38,13 +37,10 @@ def insert_traces(
     *,
     index: bool = True,
 ) -> None:
-    """Insert complete traces, each with its spans (``spans[i]`` for
-    ``rows[i]``, one batch), and their search rows."""
-    keyed = [
-        row if "arrival_us" in row else {**row, "arrival_us": row_arrival(row)} for row in rows
-    ]
-    if keyed:
-        conn.execute(traces.insert(), keyed)
+    """Insert complete traces (``codec.trace_row``), each with its spans
+    (``spans[i]`` for ``rows[i]``, one batch), and their search rows."""
+    if rows:
+        conn.execute(traces.insert(), list(rows))
     batches = [
         batch_row(
             row["tenant_id"],
@@ -54,7 +50,7 @@ def insert_traces(
             json_piece(group),
             row["created_at"],
         )
-        for row, group in zip(keyed, spans, strict=True)
+        for row, group in zip(rows, spans, strict=True)
         if group
     ]
     if batches:

@@ -113,7 +113,9 @@ def test_claim_takes_what_the_queue_rules_say_and_marks_it(
     with engine.connect() as conn:
         # what a worker owns: its claims, not another attempt or a job taken back
         stale = [
-            job_store.ClaimedJob(r["id"], "t", r["trace_id"], 1, None, True, r["attempts"], "me")
+            job_store.ClaimedJob(
+                r["id"], "t", r["trace_id"], 1, None, True, r["attempts"], "me", r["arrival_us"]
+            )
             for r in rows
             if r["id"] not in expected
         ]

@@ -152,14 +152,7 @@ def test_the_sweep_stores_its_jobs_as_enqueue_jobs_stores_job_rows(engine: Engin
             eval_type="quick" if trace_id == "judged" else None,
         )
     with engine.begin() as conn:
-        assembly.ready_due(
-            conn,
-            now=now,
-            grace=timedelta(seconds=2),
-            idle=timedelta(seconds=30),
-            default_evaluate=True,
-            max_revision=2,
-        )
+        sweep(conn, now)
     columns = ", ".join(assembly._JOB_COLUMNS)
     with engine.connect() as conn:
         swept = conn.exec_driver_sql(

@@ -65,6 +65,7 @@ from storage.evaluations import (
 )
 from storage.evaluations import evaluation_rows as store_rows
 from storage.models import Trace
+from storage.scoreband import latest_verdict
 from storage.writeturn import turn_path, wait_totals, write_turn
 
 log = logging.getLogger("iris.worker")
@@ -276,7 +277,7 @@ def _prepare(outcomes: list[Outcome], dialect: str, now: datetime, *, index: boo
             evaluation_rows.append(row)
             rule_rows.extend(rules)
             evaluation_id = row["id"]
-            latest = {"latest_evaluation_id": evaluation_id, "latest_score": row["score"]}
+            latest = latest_verdict(evaluation_id, row["score"])
             eval_types.append(str(outcome.result.get("eval_type", "all")))
         if outcome.derivation is not None:
             # the fresh fields and, when judged, the pointer to the verdict:

@@ -16,6 +16,7 @@ from storage import ruleprofiles
 from storage.codec import iso
 from storage.fastinsert import driver_rows, insert_values, update_rows
 from storage.models import Evaluation, RuleResultRow, Trace
+from storage.scoreband import latest_verdict
 
 evaluations = cast(Table, Evaluation.__table__)
 rule_results = cast(Table, RuleResultRow.__table__)
@@ -327,8 +328,7 @@ def insert_prepared(
     insert_values(conn, rule_results, columns, values)
     pointers = [
         {
-            "latest_evaluation_id": r["id"],
-            "latest_score": r["score"],
+            **latest_verdict(r["id"], r["score"]),
             "tenant_id": r["tenant_id"],
             "trace_id": r["trace_id"],
         }

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, s
 from storage import ruleprofiles, search
 from storage.evaluations import of_trace
 from storage.models import AuditEntry, Evaluation, Trace
+from storage.scoreband import score_band
 from storage.spans import batch_row, delete_spans, json_piece, span_batches, spans_of
 
 traces = cast(Table, Trace.__table__)
@@ -104,9 +105,12 @@ def _filters(query: TraceQuery) -> list[Any]:
         conds.append(traces.c.timestamp >= query.since)
     if query.until is not None:
         conds.append(traces.c.timestamp <= query.until)
+    # the band through its index, then the exact score (``storage.scoreband``)
     if query.min_score is not None:
+        conds.append(traces.c.score_band >= score_band(query.min_score))
         conds.append(traces.c.latest_score >= query.min_score)
     if query.max_score is not None:
+        conds.append(traces.c.score_band <= score_band(query.max_score))
         conds.append(traces.c.latest_score <= query.max_score)
     return conds
 

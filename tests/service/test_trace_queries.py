@@ -11,6 +11,7 @@ from sqlalchemy import update
 
 from storage.engine import make_engine
 from storage.models import Trace
+from storage.scoreband import latest_verdict
 
 SEED: list[dict[str, Any]] = [
     {
@@ -73,7 +74,11 @@ def seeded(client: TestClient, db_url: str) -> Iterator[tuple[TestClient, dict[s
     engine = make_engine(db_url)
     with engine.begin() as conn:
         for key, score in SCORES.items():
-            conn.execute(update(Trace).where(Trace.trace_id == ids[key]).values(latest_score=score))
+            conn.execute(
+                update(Trace)
+                .where(Trace.trace_id == ids[key])
+                .values(latest_verdict(f"eval_{key}", score))
+            )
     engine.dispose()
     yield client, ids
 

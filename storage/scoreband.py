@@ -24,9 +24,9 @@ BANDS = 10
 
 def score_band(score: float | None) -> int | None:
     """``floor(score * 10)`` with the score held to [0, 1] first: 0–9, and 10
-    for a perfect score; ``None`` for no score (or one that is not a number,
-    which no comparison matches)."""
-    if score is None or not math.isfinite(score):
+    for a perfect score (or an infinite one, as migration 0016 computes it);
+    ``None`` for no score, or NaN, which no comparison matches."""
+    if score is None or math.isnan(score):
         return None
     return math.floor(min(max(score, 0.0), 1.0) * BANDS)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from sqlalchemy import Engine, inspect, select, text
@@ -14,6 +15,8 @@ from tests.support.ingest import ingest
 from tests.support.otlp_bodies import agent_request
 
 SCORES = [None, 0.0, 0.0999999, 0.1, 0.7, 0.7000000000000001, 0.95, 0.99999, 1.0]
+# out of the scale: held to its ends, as score_band holds them
+SCORES += [-0.5, 1.5, -math.inf, math.inf]
 
 
 def _score_index(engine: Engine) -> tuple[str, list[str]]:
@@ -45,4 +48,4 @@ def test_upgrade_bands_every_scored_trace_as_the_code_does(engine: Engine) -> No
     with engine.connect() as conn:
         bands = dict(conn.execute(select(traces.c.trace_id, traces.c.score_band)).all())
     assert bands == {t: score_band(s) for t, s in zip(trace_ids, SCORES, strict=True)}
-    assert [bands[t] for t in trace_ids] == [None, 0, 0, 1, 7, 7, 9, 9, 10]
+    assert [bands[t] for t in trace_ids] == [None, 0, 0, 1, 7, 7, 9, 9, 10, 0, 10, 0, 10]

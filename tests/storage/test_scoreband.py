@@ -22,7 +22,7 @@ T0 = datetime(2026, 12, 6, 7, 0, 0)
 EDGES = [0.0, 1e-12, 0.0999999, 0.1, 0.3, 0.6999999999999999, 0.7, 0.7000000000000001]
 EDGES += [0.95, 0.99999, 1.0]
 scores = st.one_of(st.sampled_from(EDGES), st.floats(min_value=0.0, max_value=1.0))
-numbers = st.floats(allow_nan=False, allow_infinity=False)
+numbers = st.floats(allow_nan=False)
 
 
 @given(numbers, numbers)
@@ -44,6 +44,7 @@ def test_known_bands() -> None:
         10,
     ]
     assert score_band(-3.0) == 0 and score_band(7.5) == 10
+    assert score_band(-math.inf) == 0 and score_band(math.inf) == 10
     assert score_band(None) is None and score_band(math.nan) is None
     assert latest_verdict("eval_1", 0.42) == {
         "latest_evaluation_id": "eval_1",

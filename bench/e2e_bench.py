@@ -9,9 +9,9 @@ delay from a trace's root span arriving to its verdict being stored, and
 where the machine's CPU went meanwhile (the receiving process, the workers,
 the load generator), in ms per trace, measured after the server's processes
 finished starting; how busy the whole machine was while the load arrived
-(busy, idle, idle waiting on the disk: whether the cores or something else
-was the limit); and, on SQLite, the bytes the server's processes wrote a
-trace.
+(busy, idle, idle waiting on the disk, stolen by the host: whether the
+cores or something else was the limit); and, on SQLite, the bytes the
+server's processes wrote a trace.
 
     python bench/e2e_bench.py --traces 5000 --workers 2
     python bench/e2e_bench.py --db-url postgresql://... --workers 1
@@ -105,14 +105,16 @@ def cpu_snapshot(server_pid: int) -> dict[str, tuple[float, float]]:
     return out
 
 
-def machine_ticks() -> tuple[int, int, int]:
+def machine_ticks() -> tuple[int, int, int, int]:
     """The whole machine's CPU time so far, in clock ticks: (busy, idle,
-    idle waiting on I/O), from ``/proc/stat``. With the processes' own CPU
-    it tells whether the cores were the limit or sat idle (waiting on a
-    lock, a sleep, the disk)."""
+    idle waiting on I/O, stolen), from ``/proc/stat``. With the processes' own
+    CPU it tells whether the cores were the limit or sat idle (waiting on a
+    lock, a sleep, the disk). Stolen is time the hypervisor ran something else
+    while this machine's cores had work: on a shared host, the part of a slow
+    run that is the host's and not the service's."""
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    idle, iowait = fields[3], fields[4]
-    return sum(fields) - idle - iowait, idle, iowait
+    idle, iowait, steal = fields[3], fields[4], fields[7]
+    return sum(fields) - idle - iowait - steal, idle, iowait, steal
 
 
 def bytes_written(server_pid: int) -> int:
@@ -540,7 +542,8 @@ def main() -> int:
         # how busy the cores were while the load arrived and was judged
         first_verdict: tuple[float, dict[str, tuple[float, float]]] | None = None
         cpu_at_load_end: dict[str, tuple[float, float]] = {}
-        machine_at: dict[str, tuple[int, int, int]] = {}  # at the first verdict, at the load's end
+        # the machine's ticks at the first verdict and at the load's end
+        machine_at: dict[str, tuple[int, int, int, int]] = {}
         while time.monotonic() - started < args.timeout:
             known = (
                 total_spans
@@ -626,12 +629,12 @@ def main() -> int:
             )
         if len(machine_at) == 2:
             start, end = machine_at["first verdict"], machine_at["load end"]
-            busy_t, idle_t, iowait_t = (e - b for e, b in zip(end, start, strict=True))
-            ticks = max(busy_t + idle_t + iowait_t, 1)
+            busy_t, idle_t, iowait_t, steal_t = (e - b for e, b in zip(end, start, strict=True))
+            ticks = max(busy_t + idle_t + iowait_t + steal_t, 1)
             print(
                 f"  the machine meanwhile: {100 * busy_t / ticks:.0f} % busy, "
                 f"{100 * idle_t / ticks:.0f} % idle, {100 * iowait_t / ticks:.0f} % idle "
-                "waiting on the disk"
+                f"waiting on the disk, {100 * steal_t / ticks:.1f} % stolen by the host"
             )
     print("queue depth over time (s: pending jobs, evaluated):")
     step = max(1, len(timeline) // 12)

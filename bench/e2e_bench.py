@@ -32,7 +32,9 @@ trace's ``last_span_at`` is when its root arrived.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import platform
 import resource
 import signal
 import socket
@@ -115,6 +117,23 @@ def machine_ticks() -> tuple[int, int, int, int]:
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
     idle, iowait, steal = fields[3], fields[4], fields[7]
     return sum(fields) - idle - iowait - steal, idle, iowait, steal
+
+
+def machine_line() -> str:
+    """The processor and the interpreter the figures were measured on: the
+    same tree costs a quarter more on some of this host's machines than on
+    others (docs/performance.md, session 24), and interpreters built
+    differently run it at different speeds (session 19)."""
+    model = "unknown processor"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return (
+        f"machine: {model}, {os.cpu_count()} cores; "
+        f"Python {platform.python_version()} ({sys.executable})"
+    )
 
 
 def bytes_written(server_pid: int) -> int:
@@ -598,6 +617,7 @@ def main() -> int:
         f"database: {'postgresql' if args.db_url else 'sqlite'}; workers: {args.workers}; "
         f"protocol: {args.protocol}; traces: {args.traces} ({total_spans} spans)"
     )
+    print(machine_line())
     print(f"load generator: {send_line}")
     if spans_done_at:
         print(

@@ -184,7 +184,9 @@ class IrisMetrics:
             "iris_commit_batch_requests", "Requests coalesced into one commit."
         )
         self.commit_seconds = r.summary("iris_commit_seconds", "Time to apply and commit a batch.")
-        self.queue_depth = r.gauge("iris_queue_jobs", "Evaluation jobs by state.")
+        self.queue_depth = r.gauge(
+            "iris_queue_jobs", "Evaluation jobs waiting, running or failed, by state."
+        )
         self.queue_oldest = r.gauge(
             "iris_queue_oldest_pending_seconds", "Age of the oldest pending evaluation job."
         )

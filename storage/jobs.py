@@ -297,19 +297,29 @@ def fail(conn: Connection, job: ClaimedJob, *, error: str, now: datetime) -> boo
     return final
 
 
+# The states ``stats`` counts: what is waiting, running or given up on. Done
+# jobs are left out: one stays per judged revision, so counting them read the
+# whole table on every health check and scrape (docs/performance.md, session 24).
+QUEUE_STATES = ("pending", "running", "failed")
+
+
 def stats(conn: Connection, *, now: datetime) -> dict[str, Any]:
-    """Queue depth by state and the age of the oldest waiting job."""
+    """Queue depth by state and the age of the oldest waiting job.
+
+    Each count is a range of ``ix_jobs_state_created`` (one state), so it
+    costs what the queue holds, not what the table has held."""
     counts = {
-        state: int(n)
-        for state, n in conn.execute(select(jobs.c.state, func.count()).group_by(jobs.c.state))
+        state: int(
+            conn.execute(
+                select(func.count()).select_from(jobs).where(jobs.c.state == state)
+            ).scalar_one()
+        )
+        for state in QUEUE_STATES
     }
     oldest = conn.execute(
         select(func.min(jobs.c.created_at)).where(jobs.c.state == "pending")
     ).scalar()
     return {
-        "pending": counts.get("pending", 0),
-        "running": counts.get("running", 0),
-        "done": counts.get("done", 0),
-        "failed": counts.get("failed", 0),
+        **counts,
         "oldest_pending_age_s": (now - oldest).total_seconds() if oldest is not None else 0.0,
     }

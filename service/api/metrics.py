@@ -51,7 +51,7 @@ async def metrics(request: Request) -> PlainTextResponse:
 
     try:
         q = await asyncio.wait_for(asyncio.to_thread(queue), timeout=5)
-        for job_state in ("pending", "running", "done", "failed"):
+        for job_state in job_store.QUEUE_STATES:
             m.queue_depth.set(q[job_state], state=job_state)
         m.queue_oldest.set(q["oldest_pending_age_s"])
     except Exception:

@@ -110,3 +110,26 @@ def test_metrics_exposition(client: TestClient) -> None:
     assert "# TYPE iris_queue_jobs gauge" in text
     assert 'iris_http_requests_total{route="/api/v1/traces",status="201"} 1' in text
     assert "iris_commits_total" in text and "iris_commit_seconds_count" in text
+
+
+def test_health_and_metrics_report_the_queue(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(evaluate_on_ingest=True)
+    client.post("/api/v1/traces", json={"agent_name": "bot", "input": "hi", "output": "ok"})
+    queue = client.get("/api/v1/health").json()["queue"]
+    assert {k: queue[k] for k in ("pending", "running", "failed", "backlogged")} == {
+        "pending": 1,
+        "running": 0,
+        "failed": 0,
+        "backlogged": False,
+    }
+    assert queue["oldest_pending_age_s"] >= 0.0
+    assert 'iris_queue_jobs{state="pending"} 1' in client.get("/metrics").text
+
+    state = client.app.state.iris  # type: ignore[attr-defined]
+    assert drain(state.engine, state.settings).evaluated == 1
+    queue = client.get("/api/v1/health").json()["queue"]
+    assert (queue["pending"], queue["oldest_pending_age_s"]) == (0, 0.0)
+    assert "done" not in queue  # finished jobs are history, not queue depth
+    text = client.get("/metrics").text
+    assert 'iris_queue_jobs{state="pending"} 0' in text
+    assert 'state="done"' not in text

@@ -7,9 +7,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, event, select
 
 from storage import jobs as job_store
 from storage.models import EvaluationJob
@@ -135,3 +136,50 @@ def test_owned_takes_a_batch_of_any_size(engine: Engine) -> None:
     assert [j.id for j in claimed] == _expected_claim(rows, count, T0)
     with engine.connect() as conn:
         assert job_store.owned(conn, claimed) == {r["id"] for r in rows}
+
+
+@given(job_specs, st.integers(0, 10))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_stats_count_the_queue_by_state_and_age_its_oldest_pending_job(
+    engine: Engine, specs: list[tuple[str, int, int, str]], later: int
+) -> None:
+    rows = _fill(engine, specs)
+    now = T0 + timedelta(seconds=later)
+    with engine.connect() as conn:
+        got = job_store.stats(conn, now=now)
+    pending = [r["created_at"] for r in rows if r["state"] == "pending"]
+    assert got == {
+        "pending": len(pending),
+        "running": sum(r["state"] == "running" for r in rows),
+        "failed": sum(r["state"] == "failed" for r in rows),
+        "oldest_pending_age_s": (now - min(pending)).total_seconds() if pending else 0.0,
+    }
+
+
+def test_stats_read_only_the_queue_states_range_of_the_index(engine: Engine) -> None:
+    """Done jobs pile up, one per judged revision: counting them read the
+    whole table on every health check and scrape. Each state's count must be
+    a search of ``ix_jobs_state_created``, never a scan."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("the plan is SQLite's; PostgreSQL plans by its statistics")
+    seen: list[str] = []
+
+    def explain(
+        conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool
+    ) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            plan = cursor.connection.execute(f"EXPLAIN QUERY PLAN {statement}", params).fetchall()
+            seen.append(" / ".join(str(row[-1]) for row in plan))
+
+    _fill(engine, [("done", i % 5, 0, "w") for i in range(50)] + [("pending", 1, 0, "w")])
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        with engine.connect() as conn:
+            job_store.stats(conn, now=T0)
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+    assert len(seen) == len(job_store.QUEUE_STATES) + 1
+    for plan in seen:
+        assert "SEARCH evaluation_jobs USING COVERING INDEX ix_jobs_state_created" in plan, plan

@@ -140,6 +140,19 @@ class Trace(Base):
     )
 
 
+class TraceCount(Base):
+    """How many trace rows a tenant has, kept as its traces are inserted and
+    deleted (``storage.tracecounts``): health reports it on every call, and
+    counting the rows read the whole table each time. Split into shards so
+    receivers on PostgreSQL do not queue on one row's lock at commit."""
+
+    __tablename__ = "trace_counts"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    shard: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
+    traces: Mapped[int] = mapped_column(BigInteger)
+
+
 class SpanBatchRow(Base):
     """The spans of one trace that one write stored, sharing a resource.
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, update
 
-from storage import jsontext
+from storage import jsontext, tracecounts
 from storage.arrival import arrival_key
 from storage.fastinsert import driver_bool, driver_datetime, insert_rows, insert_values
 from storage.models import LogEventRow, SpanResource, Trace
@@ -84,8 +84,11 @@ class SpanBatchWrite(WriteJob):
         by_tenant: dict[str, list[SpanBatchWrite]] = {}
         for job in batch:
             by_tenant.setdefault(job.tenant_id, []).append(job)
-        for tenant_id, tenant_jobs in by_tenant.items():
-            _apply_tenant(conn, tenant_id, tenant_jobs)
+        new_traces = {
+            tenant_id: _apply_tenant(conn, tenant_id, tenant_jobs)
+            for tenant_id, tenant_jobs in by_tenant.items()
+        }
+        tracecounts.add_all(conn, new_traces)
         return [sorted({d.trace_id for d in j.deltas}) for j in batch]
 
 
@@ -149,7 +152,7 @@ _TRACE_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) -> None:
+def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) -> int:
     merged: dict[str, list[tuple[SpanBatchWrite, TraceDelta]]] = {}
     for job in jobs:
         for delta in job.deltas:
@@ -242,6 +245,7 @@ def _apply_tenant(conn: Connection, tenant_id: str, jobs: list[SpanBatchWrite]) 
     # violation and the writer retries the request, which then reads those
     # spans as stored and counts each once (``storage.writer.run_transaction``).
     insert_values(conn, span_batches, BATCH_COLUMNS, [_json_text(row) for row in batch_rows])
+    return len(new_rows)
 
 
 def _distinct(delta: TraceDelta) -> bool:

@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 
 from sqlalchemy import Connection, Table, and_, asc, case, delete, desc, func, select, update
 
-from storage import ruleprofiles, search
+from storage import ruleprofiles, search, tracecounts
 from storage.evaluations import of_trace
 from storage.models import AuditEntry, Evaluation, Trace
 from storage.scoreband import score_band
@@ -42,6 +42,7 @@ def insert_traces(
     (``spans[i]`` for ``rows[i]``, one batch), and their search rows."""
     if rows:
         conn.execute(traces.insert(), list(rows))
+        tracecounts.add_rows(conn, (row["tenant_id"] for row in rows))
     batches = [
         batch_row(
             row["tenant_id"],
@@ -212,11 +213,9 @@ def get_spans(conn: Connection, tenant_id: str, trace_id: str) -> list[dict[str,
 
 
 def count_traces(conn: Connection, tenant_id: str) -> int:
-    return int(
-        conn.execute(
-            select(func.count()).select_from(traces).where(traces.c.tenant_id == tenant_id)
-        ).scalar_one()
-    )
+    """The tenant's traces, open ones included: kept, not counted
+    (``storage.tracecounts``)."""
+    return tracecounts.total(conn, tenant_id)
 
 
 def _erase_rule_messages(rule_results: Any) -> Any:
@@ -263,9 +262,10 @@ def delete_trace(
     )
     search.remove(conn, [(tenant_id, trace_id)])
     span_count = delete_spans(conn, tenant_id, trace_id, row.arrival_us)
-    conn.execute(
+    removed = conn.execute(
         delete(traces).where(and_(traces.c.tenant_id == tenant_id, traces.c.trace_id == trace_id))
     )
+    tracecounts.add(conn, tenant_id, -removed.rowcount)
     whole = ruleprofiles.join_all(conn, [(tenant_id, ev.rule_results) for ev in linked])
     for ev, rule_results in zip(linked, whole, strict=True):
         erased, profiles = ruleprofiles.split(_erase_rule_messages(rule_results))

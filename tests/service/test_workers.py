@@ -181,6 +181,11 @@ def test_two_receivers_two_workers_one_database(tmp_path: Path, db_url: str) -> 
             lambda: set(evaluations_per_trace(db_url)) == expected, 120, "every trace evaluated"
         )
         time.sleep(1.0)  # let any duplicate that was going to happen, happen
+        # Both receivers added to the kept trace count; each reads the whole of it.
+        for server in (one, two):
+            health = client.get(f"{server.url}/api/v1/health").json()
+            assert health["trace_count"] == len(expected)
+            assert (health["queue"]["pending"], health["queue"]["running"]) == (0, 0)
     assert set(evaluations_per_trace(db_url).values()) == {1}
     engine = make_engine(db_url)
     with engine.connect() as conn:

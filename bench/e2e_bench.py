@@ -121,9 +121,9 @@ def machine_ticks() -> tuple[int, int, int, int]:
 
 def machine_line() -> str:
     """The processor and the interpreter the figures were measured on: the
-    same tree costs a quarter more on some of this host's machines than on
-    others (docs/performance.md, session 24), and interpreters built
-    differently run it at different speeds (session 19)."""
+    same load took 0.82–1.01 ms a trace on one of this host's machines and
+    0.93–1.12 ms on another (docs/performance.md, sessions 23 and 24), and
+    interpreters built differently run it at different speeds (session 19)."""
     model = "unknown processor"
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():

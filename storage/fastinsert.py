@@ -59,12 +59,17 @@ def _sqlite_datetime(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
+def driver_mark(dialect: str) -> str:
+    """The driver's parameter marker: sqlite3's ``?``, psycopg's ``%s``."""
+    return "?" if dialect == "sqlite" else "%s"
+
+
 def _mark(dialect: str, kind: str = "plain") -> str:
     """The parameter marker of a column of this kind (``_kinds``): a JSON
     column's UTF-8 bytes are stored as text on SQLite."""
-    if dialect != "sqlite":
-        return "%s"
-    return "CAST(? AS TEXT)" if kind == "json" else "?"
+    if dialect == "sqlite" and kind == "json":
+        return "CAST(? AS TEXT)"
+    return driver_mark(dialect)
 
 
 @lru_cache(maxsize=64)

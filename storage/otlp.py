@@ -19,7 +19,13 @@ from sqlalchemy import Connection, Table, and_, bindparam, case, func, update
 
 from storage import jsontext, tracecounts
 from storage.arrival import arrival_key
-from storage.fastinsert import driver_bool, driver_datetime, insert_rows, insert_values
+from storage.fastinsert import (
+    driver_bool,
+    driver_datetime,
+    driver_mark,
+    insert_rows,
+    insert_values,
+)
 from storage.models import LogEventRow, SpanResource, Trace
 from storage.spans import BATCH_COLUMNS, SpanPiece, batch_values, span_batches, stored_span_ids
 from storage.writer import WriteJob
@@ -99,7 +105,7 @@ def _chunks(items: list[str]) -> Iterable[list[str]]:
 
 @lru_cache(maxsize=64)
 def _existing_sql(dialect: str, size: int) -> str:
-    mark = "?" if dialect == "sqlite" else "%s"
+    mark = driver_mark(dialect)
     marks = ", ".join([mark] * size)
     return (
         f'SELECT trace_id, arrival_us FROM "{traces.name}"'

@@ -1,7 +1,7 @@
 """A tenant's number of traces, kept up to date instead of counted.
 
 ``GET /api/v1/health`` reports ``trace_count`` on every call. Counting the
-tenant's rows read every entry of a traces index: 0.09–0.13 s at 2,000,000
+tenant's rows read every entry of a traces index: 0.08–0.13 s at 2,000,000
 traces on SQLite, growing with the table until health gave up at its
 5-second budget and answered 503 (docs/performance.md, session 24). Each
 writer of trace rows adds what it inserted or deleted here, in the same
@@ -19,10 +19,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import cast
 
 from sqlalchemy import Connection, Table, func, select
 
+from storage.fastinsert import driver_mark
 from storage.models import TraceCount
 
 trace_counts = cast(Table, TraceCount.__table__)
@@ -33,21 +35,24 @@ def _shard() -> int:
     return random.randrange(SHARDS)
 
 
-# Driver SQL: SQLAlchemy compiled its ``on_conflict_do_update`` afresh on every
-# call (~270 µs, 13 % of the receiver's instructions a request); the driver
-# runs this in ~9 µs. The same statement on both databases but for markers.
-_ADD_SQL = (
-    "INSERT INTO trace_counts (tenant_id, shard, traces) VALUES ({m}, {m}, {m}) "
-    "ON CONFLICT (tenant_id, shard) DO UPDATE SET traces = trace_counts.traces + excluded.traces"
-)
-_ADD = {"sqlite": _ADD_SQL.format(m="?"), "postgresql": _ADD_SQL.format(m="%s")}
+@lru_cache(maxsize=4)
+def _add_sql(dialect: str) -> str:
+    """The upsert as the driver takes it: SQLAlchemy compiled its
+    ``on_conflict_do_update`` afresh on every call (~270 µs, 13 % of the
+    receiver's instructions a request); the driver runs this in ~9 µs."""
+    m = driver_mark(dialect)
+    return (
+        f"INSERT INTO trace_counts (tenant_id, shard, traces) VALUES ({m}, {m}, {m}) "
+        "ON CONFLICT (tenant_id, shard) "
+        "DO UPDATE SET traces = trace_counts.traces + excluded.traces"
+    )
 
 
 def add(conn: Connection, tenant_id: str, delta: int) -> None:
     """Add ``delta`` (inserted minus deleted trace rows) to the tenant's count,
     in the caller's transaction."""
     if delta:
-        conn.exec_driver_sql(_ADD[conn.dialect.name], (tenant_id, _shard(), delta))
+        conn.exec_driver_sql(_add_sql(conn.dialect.name), (tenant_id, _shard(), delta))
 
 
 def add_all(conn: Connection, deltas: Mapping[str, int]) -> None:

@@ -123,7 +123,7 @@ def machine_line() -> str:
     """The processor and the interpreter the figures were measured on: the
     same load took 0.82–1.01 ms a trace on one of this host's machines and
     0.93–1.12 ms on another (docs/performance.md, sessions 23 and 24), and
-    interpreters built differently run it at different speeds (session 19)."""
+    interpreters built differently run it at different speeds (sessions 18 and 19)."""
     model = "unknown processor"
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():

@@ -21,7 +21,6 @@ the time of a ranked query (bm25, snippets) over it, timed without valgrind.
 from __future__ import annotations
 
 import argparse
-import functools
 import random
 import re
 import sqlite3
@@ -31,6 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from counted import TOGGLE, run_counted
+
 VOCABULARY = [f"w{i}" for i in range(5000)]
 
 
@@ -38,9 +41,11 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(VOCABULARY) for _ in range(words))
 
 
-def index(path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 16) -> None:
+def index(
+    path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 16, detail: str = "full"
+) -> None:
     """Index ``docs`` documents, committing every ``batch``; only the
-    indexing runs inside ``functools.reduce`` (what callgrind counts)."""
+    indexing runs inside ``run_counted`` (what callgrind counts)."""
     rng = random.Random(1)
     rows = [
         (i + 1, "tenant", _text(rng, 20), _text(rng, 80), _text(rng, 10), _text(rng, 5))
@@ -51,14 +56,14 @@ def index(path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(
         "CREATE VIRTUAL TABLE s USING fts5(tenant_id UNINDEXED, input, output, tools, metadata, "
-        "tokenize='unicode61 remove_diacritics 2')"
+        f"tokenize='unicode61 remove_diacritics 2', detail={detail})"
     )
     conn.execute("INSERT INTO s(s, rank) VALUES ('pgsz', 8000)")
     conn.execute(f"INSERT INTO s(s, rank) VALUES ('automerge', {int(automerge)})")
     conn.execute(f"INSERT INTO s(s, rank) VALUES ('crisismerge', {int(crisismerge)})")
     conn.commit()
 
-    def run(_first: int, _second: int) -> int:
+    def run() -> None:
         for start in range(0, docs, batch):
             conn.executemany(
                 "INSERT INTO s(rowid, tenant_id, input, output, tools, metadata) "
@@ -66,20 +71,21 @@ def index(path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 
                 rows[start : start + batch],
             )
             conn.commit()
-        return 0
 
-    functools.reduce(run, [1, 2])
+    run_counted(run)
     conn.close()
 
 
-def query_ms(automerge: int, batch: int, docs: int, crisismerge: int) -> tuple[float, int]:
+def query_ms(
+    automerge: int, batch: int, docs: int, crisismerge: int, detail: str = "full"
+) -> tuple[float, int]:
     """Milliseconds a ranked search takes over the index these settings build
     (the fastest of five rounds of ten queries, each word as Iris queries it:
     one quoted phrase, ranked by bm25, with a snippet per field, 50 rows),
     and the segments the index holds: what more segments cost a reader."""
     with tempfile.TemporaryDirectory(prefix="iris-fts-") as home:
         path = Path(home) / "fts.db"
-        index(path, automerge, batch, docs, crisismerge)
+        index(path, automerge, batch, docs, crisismerge, detail)
         conn = sqlite3.connect(path)
         segments = conn.execute("SELECT count(DISTINCT segid) FROM s_idx").fetchone()[0]
         words = [f"w{i}" for i in range(0, 5000, 500)]
@@ -98,7 +104,7 @@ def query_ms(automerge: int, batch: int, docs: int, crisismerge: int) -> tuple[f
     return best, segments
 
 
-def measure(automerge: int, batch: int, docs: int, crisismerge: int) -> int:
+def measure(automerge: int, batch: int, docs: int, crisismerge: int, detail: str = "full") -> int:
     """Instructions callgrind counted indexing ``docs`` documents."""
     with tempfile.TemporaryDirectory(prefix="iris-fts-") as home:
         out = Path(home) / "callgrind.out"
@@ -107,7 +113,7 @@ def measure(automerge: int, batch: int, docs: int, crisismerge: int) -> int:
                 "valgrind",
                 "--tool=callgrind",
                 "--collect-atstart=no",
-                "--toggle-collect=*functools_reduce*",
+                f"--toggle-collect={TOGGLE}",
                 f"--callgrind-out-file={out}",
                 sys.executable,
                 __file__,
@@ -121,6 +127,8 @@ def measure(automerge: int, batch: int, docs: int, crisismerge: int) -> int:
                 str(docs),
                 "--crisismerge",
                 str(crisismerge),
+                "--detail",
+                detail,
             ],
             capture_output=True,
             text=True,
@@ -146,22 +154,37 @@ def main() -> int:
         help="FTS5 merges a level at once when it holds this many segments (16 is FTS5's own; "
         "an automerge above it acts as this)",
     )
+    ap.add_argument(
+        "--detail",
+        action="append",
+        choices=("full", "column", "none"),
+        help="what the index keeps of each term (FTS5's detail option; Iris's is full)",
+    )
     ap.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.inside is not None:
-        index(args.inside, args.automerge[0], args.batch[0], args.docs, args.crisismerge)
+        index(
+            args.inside,
+            args.automerge[0],
+            args.batch[0],
+            args.docs,
+            args.crisismerge,
+            (args.detail or ["full"])[0],
+        )
         return 0
     first = None
-    for automerge in args.automerge or [8, 16]:
-        for batch in args.batch or [64, 128]:
-            per_doc = measure(automerge, batch, args.docs, args.crisismerge) / args.docs
-            first = first or per_doc
-            ms, segments = query_ms(automerge, batch, args.docs, args.crisismerge)
-            print(
-                f"automerge {automerge:>2}, crisismerge {args.crisismerge}, commits of {batch:>4}: "
-                f"{per_doc:>9,.0f} instructions a document ({per_doc / first:.2f}x); "
-                f"{segments} segments, a ranked query {ms:.2f} ms"
-            )
+    for detail in args.detail or ["full"]:
+        for automerge in args.automerge or [8, 16]:
+            for batch in args.batch or [64, 128]:
+                count = measure(automerge, batch, args.docs, args.crisismerge, detail)
+                per_doc = count / args.docs
+                first = first or per_doc
+                ms, segments = query_ms(automerge, batch, args.docs, args.crisismerge, detail)
+                print(
+                    f"detail {detail}, automerge {automerge:>2}, crisismerge {args.crisismerge}, "
+                    f"commits of {batch:>4}: {per_doc:>9,.0f} instructions a document "
+                    f"({per_doc / first:.2f}x); {segments} segments, a ranked query {ms:.2f} ms"
+                )
     return 0
 
 

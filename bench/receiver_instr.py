@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Instruction counts of the receiving process's per-request work, in process.
 
-Each phase runs inside ``functools.reduce`` so callgrind can count it alone:
+Each phase runs inside ``bench/counted.py``'s ``run_counted`` so callgrind can
+count it alone:
 
     valgrind --tool=callgrind --collect-atstart=no \\
-        --toggle-collect='*functools_reduce*' --callgrind-out-file=/dev/null \\
+        --toggle-collect=ffi_call --callgrind-out-file=/dev/null \\
         python bench/receiver_instr.py --phase ingest --requests 40
 
 Phases (bodies: the load generator's, 100 spans = 25 traces a request):
@@ -30,7 +31,6 @@ Divide "Collected" by the traces printed.
 from __future__ import annotations
 
 import argparse
-import functools
 import shutil
 import sys
 import tempfile
@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from counted import run_counted  # noqa: E402
 from loadgen import dump_bodies  # noqa: E402
 
 from service.ingest import decode_otlp_protobuf, jobs_for_batch  # noqa: E402
@@ -102,19 +103,17 @@ def main() -> int:
     if args.phase == "sweep":
         ingest(bodies)
         checkpoint_passive(engine)
-        readied = functools.reduce(lambda _x, _y: sweep(), [0, 0])
+        readied = run_counted(sweep)
         print(f"phase sweep: {readied} traces readied")
     elif args.phase == "decode":
-        functools.reduce(lambda _x, _y: len([decode_otlp_protobuf(b) for b in bodies]), [0, 0])
+        run_counted(lambda: [decode_otlp_protobuf(b) for b in bodies])
         print(f"phase decode: {len(bodies) * 25} traces ({len(bodies)} requests)")
     elif args.phase == "build":
         batches = [decode_otlp_protobuf(b) for b in bodies]
-        functools.reduce(
-            lambda _x, _y: len([jobs_for_batch(x, "default", "otlp", 1) for x in batches]), [0, 0]
-        )
+        run_counted(lambda: [jobs_for_batch(x, "default", "otlp", 1) for x in batches])
         print(f"phase build: {len(bodies) * 25} traces ({len(bodies)} requests)")
     else:
-        functools.reduce(lambda _x, _y: ingest(bodies), [0, 0])
+        run_counted(lambda: ingest(bodies))
         print(f"phase {args.phase}: {len(bodies) * 25} traces ({len(bodies)} requests)")
     engine.dispose()
     shutil.rmtree(home, ignore_errors=True)

@@ -7,8 +7,8 @@ changes save; callgrind's instruction count of the same work moves by
 ~0.1 %. This fills a template database once with ready traces and their
 jobs (the load generator's bodies through the real ingest path, as
 ``worker_bench.py`` does), then drains a copy of it in a child process run
-under callgrind, counting only the drain (it runs inside
-``functools.reduce``, which callgrind toggles collection on):
+under callgrind, counting only the drain (it runs inside ``run_counted``,
+``bench/counted.py``, which callgrind toggles collection on):
 
     python bench/worker_instr.py --fill /tmp/tpl.db --traces 500
     python bench/worker_instr.py --measure /tmp/tpl.db
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import os
 import re
 import shutil
@@ -43,6 +42,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+
+from counted import TOGGLE, run_counted  # noqa: E402
 
 from service.settings import Settings  # noqa: E402
 from storage import migrate  # noqa: E402
@@ -96,7 +97,7 @@ def template_worker(template: Path, prefix: str) -> Iterator[tuple[Any, Settings
 
 
 def drain(template: Path, skip: int = 0) -> None:
-    """Drain a copy of ``template`` with one worker, inside ``functools.reduce``;
+    """Drain a copy of ``template`` with one worker, inside ``run_counted``;
     the batches that claim the first ``skip`` traces run before it, uncounted."""
     from service.worker import Worker
 
@@ -110,15 +111,15 @@ def drain(template: Path, skip: int = 0) -> None:
             skipped += stats.claimed
         claimed = 0
 
-        def run(_a: int, _b: int) -> int:
+        def run() -> None:
             nonlocal claimed
             while True:
                 stats = worker.step()
                 if not stats.claimed:
-                    return 0
+                    return
                 claimed += stats.claimed
 
-        functools.reduce(run, [0, 0])
+        run_counted(run)
     print(f"drained {claimed}")
 
 
@@ -134,7 +135,7 @@ def measure(template: Path, skip: int = 0) -> int:
             "valgrind",
             "--tool=callgrind",
             "--collect-atstart=no",
-            "--toggle-collect=*functools_reduce*",
+            f"--toggle-collect={TOGGLE}",
             "--callgrind-out-file=/dev/null",
             sys.executable,
             __file__,

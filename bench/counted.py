@@ -18,11 +18,31 @@ collection off again.
 from __future__ import annotations
 
 import ctypes
+import re
 from collections.abc import Callable
 from typing import Any
 
 # What to pass to callgrind's ``--toggle-collect``.
 TOGGLE = "ffi_call"
+
+
+def callgrind(out_file: str = "/dev/null") -> list[str]:
+    """The command line to put before ``python script.py ...``: callgrind,
+    counting only what runs inside ``run_counted``."""
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--collect-atstart=no",
+        f"--toggle-collect={TOGGLE}",
+        f"--callgrind-out-file={out_file}",
+    ]
+
+
+def collected(output: str) -> int | None:
+    """The instructions callgrind reports it counted, from its output."""
+    found = re.search(r"Collected : (\d+)", output)
+    return int(found.group(1)) if found else None
+
 
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int)
 

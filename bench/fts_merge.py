@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import sqlite3
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from counted import TOGGLE, run_counted
+from counted import callgrind, collected, run_counted
 
 VOCABULARY = [f"w{i}" for i in range(5000)]
 
@@ -110,11 +109,7 @@ def measure(automerge: int, batch: int, docs: int, crisismerge: int, detail: str
         out = Path(home) / "callgrind.out"
         run = subprocess.run(
             [
-                "valgrind",
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                f"--toggle-collect={TOGGLE}",
-                f"--callgrind-out-file={out}",
+                *callgrind(str(out)),
                 sys.executable,
                 __file__,
                 "--inside",
@@ -134,10 +129,10 @@ def measure(automerge: int, batch: int, docs: int, crisismerge: int, detail: str
             text=True,
             check=True,
         )
-    found = re.search(r"Collected : (\d+)", run.stderr)
-    if found is None:
+    count = collected(run.stderr)
+    if count is None:
         raise SystemExit(f"no callgrind count in:\n{run.stderr[-2000:]}")
-    return int(found.group(1))
+    return count
 
 
 def main() -> int:

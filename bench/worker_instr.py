@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from counted import TOGGLE, run_counted  # noqa: E402
+from counted import callgrind, collected, run_counted  # noqa: E402
 
 from service.settings import Settings  # noqa: E402
 from storage import migrate  # noqa: E402
@@ -131,31 +131,19 @@ def measure(template: Path, skip: int = 0) -> int:
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path}
     done = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--collect-atstart=no",
-            f"--toggle-collect={TOGGLE}",
-            "--callgrind-out-file=/dev/null",
-            sys.executable,
-            __file__,
-            "--drain",
-            str(template),
-            "--skip",
-            str(skip),
-        ],
+        [*callgrind(), sys.executable, __file__, "--drain", str(template), "--skip", str(skip)],
         capture_output=True,
         text=True,
         env=env,
         check=False,
     )
     out = done.stdout + done.stderr
-    collected = re.search(r"Collected : (\d+)", out)
+    ir = collected(out)
     drained = re.search(r"drained (\d+)", out)
-    if done.returncode or not collected or not drained or not int(drained.group(1)):
+    if done.returncode or not ir or not drained or not int(drained.group(1)):
         print(out[-2000:], file=sys.stderr)
         return 1
-    ir, n = int(collected.group(1)), int(drained.group(1))
+    n = int(drained.group(1))
     print(f"drained {n} traces: {ir:,} instructions, {ir // n:,} a trace")
     return 0
 

@@ -13,7 +13,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
-from counted import TOGGLE, run_counted  # noqa: E402
+from counted import TOGGLE, callgrind, collected, run_counted  # noqa: E402
 
 
 def test_returns_what_the_work_returned() -> None:
@@ -35,6 +35,20 @@ def test_raises_what_the_work_raised() -> None:
         run_counted(work)
 
 
+def test_collected_reads_callgrinds_count() -> None:
+    output = "==12== Events    : Ir\n==12== Collected : 5895251592\n==12==\n"
+    assert collected(output) == 5_895_251_592
+    assert collected("valgrind: command not found") is None
+
+
+def test_callgrind_counts_only_inside_run_counted() -> None:
+    command = callgrind("/tmp/out")
+    assert command[0] == "valgrind"
+    assert "--collect-atstart=no" in command
+    assert f"--toggle-collect={TOGGLE}" in command
+    assert "--callgrind-out-file=/tmp/out" in command
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
 def test_callgrind_counts_the_work_alone(tmp_path: Path) -> None:
     """The toggle names a function callgrind finds in this interpreter, and
@@ -48,25 +62,17 @@ def test_callgrind_counts_the_work_alone(tmp_path: Path) -> None:
         "run_counted(lambda: sum(i * i for i in range(n)))\n"
     )
 
-    def collected(n: int) -> int:
+    def count(n: int) -> int:
         done = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                f"--toggle-collect={TOGGLE}",
-                "--callgrind-out-file=/dev/null",
-                sys.executable,
-                str(script),
-                str(n),
-            ],
+            [*callgrind(), sys.executable, str(script), str(n)],
             capture_output=True,
             text=True,
             check=True,
         )
-        line = next(x for x in done.stderr.splitlines() if "Collected :" in x)
-        return int(line.rsplit(":", 1)[1])
+        found = collected(done.stderr)
+        assert found is not None, done.stderr[-2000:]
+        return found
 
-    small, large = collected(20_000), collected(200_000)
+    small, large = count(20_000), count(200_000)
     assert small > 0
     assert 8 < large / small < 13  # (the larger sums cost a little more an addition)

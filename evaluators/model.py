@@ -8,9 +8,9 @@ carry no behaviour and import nothing beyond the standard library, so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal, cast
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal, TypeVar, cast
 
 SpanKind = Literal["INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER", "LLM", "TOOL"]
 StatusCode = Literal["UNSET", "OK", "ERROR"]
@@ -33,6 +33,64 @@ class Frozen:
     def __setstate__(self, state: Sequence[Any]) -> None:
         for f, value in zip(fields(cast(Any, self)), state, strict=False):
             object.__setattr__(self, f.name, value)
+
+
+_Cls = TypeVar("_Cls", bound=type)
+
+
+class _Factory:
+    """The default of a parameter whose field has a default factory; shown as
+    ``dataclasses`` shows it in a signature."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def slot_init(cls: _Cls) -> _Cls:
+    """Give a frozen dataclass with slots an ``__init__`` that sets each slot
+    through the slot's own descriptor.
+
+    The ``__init__`` that ``dataclasses`` writes sets every field with
+    ``object.__setattr__``, to get past the frozen ``__setattr__``. Once this
+    module is compiled (mypyc) that cost ~1,300 instructions a field, ~10,000
+    a ``ToolCall``, and a worker builds about ten such objects a trace. A
+    slot's descriptor stores the same value without the detour. The
+    parameters, defaults, default factories and ``__post_init__`` call are
+    the dataclass's own, read from its fields; ``tests/evaluators/
+    test_model.py`` checks each class against the generated ``__init__``.
+
+    Called after the class statement, not as a decorator: mypyc compiles a
+    class with any decorator but ``dataclass`` as a plain Python class, and
+    compiled code reads a compiled class's fields straight from the object."""
+    names: dict[str, Any] = {"_FACTORY": _FACTORY}
+    params: list[str] = ["self"]
+    body: list[str] = []
+    for i, f in enumerate(fields(cls)):
+        if not f.init or f.kw_only:
+            raise TypeError(f"slot_init: {cls.__name__}.{f.name} is not a plain init field")
+        names[f"_set{i}"] = cls.__dict__[f.name].__set__
+        value = f.name
+        if f.default is not MISSING:
+            names[f"_default{i}"] = f.default
+            params.append(f"{f.name}=_default{i}")
+        elif f.default_factory is not MISSING:
+            names[f"_factory{i}"] = f.default_factory
+            params.append(f"{f.name}=_FACTORY")
+            value = f"_factory{i}() if {f.name} is _FACTORY else {f.name}"
+        else:
+            params.append(f.name)
+        body.append(f"    _set{i}(self, {value})")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    source = f"def __init__({', '.join(params)}):\n" + "\n".join(body or ["    pass"]) + "\n"
+    exec(compile(source, f"<slot_init {cls.__qualname__}>", "exec"), names)
+    init: Callable[..., None] = names["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +164,18 @@ class ToolDef(Frozen):
     description: str | None = None
     input_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
+
+
+for _frozen in (
+    ToolCall,
+    TokenUsage,
+    SpanEvent,
+    Span,
+    ExpectedToolCall,
+    ExpectedTrajectory,
+    ToolDef,
+):
+    slot_init(_frozen)
 
 
 @dataclass(slots=True)

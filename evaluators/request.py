@@ -23,6 +23,7 @@ from evaluators.model import (
     TokenUsage,
     ToolCall,
     ToolDef,
+    slot_init,
 )
 
 EVAL_TYPES: tuple[str, ...] = ("completeness", "relevance", "safety", "cost", "custom", "all")
@@ -153,6 +154,9 @@ class EvaluationRequest(Frozen):  # Frozen: pickled to the engine pool's process
             metadata=dict(pick("metadata") or {}),
             judged_at=pick("judged_at", "judgedAt"),
         )
+
+
+slot_init(EvaluationRequest)
 
 
 def tool_call_from_dict(d: Mapping[str, Any]) -> ToolCall:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from evaluators.model import slot_init
 from evaluators.text.case import lower
 from receivers.conventions import genai_current as gc
 from receivers.conventions import openinference as oi
@@ -67,6 +68,9 @@ ASK_KEYS: tuple[str, ...] = (
 class Message:
     role: str
     text: str | None
+
+
+slot_init(Message)
 
 
 def has_words(text: str | None) -> bool:

@@ -17,6 +17,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, and_, func, select, update
 from sqlalchemy.sql import ColumnElement
 
+from evaluators.model import slot_init
 from storage.driverread import fetch_all
 from storage.fastinsert import driver_datetime, update_rows
 from storage.models import EvaluationJob
@@ -26,7 +27,7 @@ jobs = cast(Table, EvaluationJob.__table__)
 MAX_ATTEMPTS = 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimedJob:
     id: int
     tenant_id: str
@@ -38,6 +39,9 @@ class ClaimedJob:
     worker: str
     # The trace's ``traces.arrival_us``, which its verdict is filed under.
     arrival_us: int
+
+
+slot_init(ClaimedJob)
 
 
 def claim(

@@ -464,7 +464,8 @@ def main() -> int:
     ap.add_argument(
         "--keep",
         action="store_true",
-        help="keep the scratch home (database, bodies, server log) instead of removing it",
+        help="keep the scratch home (database, bodies, server log); it is kept anyway "
+        "when the run stops with an error",
     )
     ap.add_argument(
         "--rate",
@@ -620,10 +621,11 @@ def main() -> int:
             server.kill()
             server.wait()
         log.close()
-        if args.keep:
-            print(f"kept {home}")
-        else:  # a 120,000-trace run leaves ~2.5 GB here
-            shutil.rmtree(home, ignore_errors=True)
+    # Left in place when the run stopped with an error: its server log says why.
+    if args.keep:
+        print(f"kept {home}")
+    else:  # a 120,000-trace run leaves ~2.5 GB here
+        shutil.rmtree(home, ignore_errors=True)
     send_line = next((line for line in load_out.splitlines() if line.startswith("wall")), "")
     print(
         f"database: {'postgresql' if args.db_url else 'sqlite'}; workers: {args.workers}; "

@@ -47,6 +47,13 @@ class _Factory:
 
 
 _FACTORY = _Factory()
+# Every class given its ``__init__`` by ``slot_init``, in the order given.
+_SLOT_INITIALISED: list[type] = []
+
+
+def slot_initialised() -> tuple[type, ...]:
+    """The classes ``slot_init`` has been applied to (tests check each one)."""
+    return tuple(_SLOT_INITIALISED)
 
 
 def slot_init(cls: _Cls) -> _Cls:
@@ -56,15 +63,17 @@ def slot_init(cls: _Cls) -> _Cls:
     The ``__init__`` that ``dataclasses`` writes sets every field with
     ``object.__setattr__``, to get past the frozen ``__setattr__``. Once this
     module is compiled (mypyc) that cost ~1,300 instructions a field, ~10,000
-    a ``ToolCall``, and a worker builds about ten such objects a trace. A
+    a ``ToolCall``, and a worker builds nine such objects for each of the
+    load generator's traces. A
     slot's descriptor stores the same value without the detour. The
     parameters, defaults, default factories and ``__post_init__`` call are
     the dataclass's own, read from its fields; ``tests/evaluators/
-    test_model.py`` checks each class against the generated ``__init__``.
+    test_model.py`` checks each class it was applied to against the way
+    the generated ``__init__`` builds it.
 
     Called after the class statement, not as a decorator: mypyc compiles a
-    class with any decorator but ``dataclass`` as a plain Python class, and
-    compiled code reads a compiled class's fields straight from the object."""
+    class with any decorator but ``dataclass`` as a plain Python class, which
+    may not inherit from the compiled ``Frozen``."""
     names: dict[str, Any] = {"_FACTORY": _FACTORY}
     params: list[str] = ["self"]
     body: list[str] = []
@@ -90,6 +99,7 @@ def slot_init(cls: _Cls) -> _Cls:
     init: Callable[..., None] = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init  # type: ignore[misc]
+    _SLOT_INITIALISED.append(cls)
     return cls
 
 

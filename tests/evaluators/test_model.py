@@ -13,32 +13,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaluators.model import (
-    ExpectedToolCall,
-    ExpectedTrajectory,
-    Span,
-    SpanEvent,
-    TokenUsage,
-    ToolCall,
-    ToolDef,
-    slot_init,
-)
+import evaluators.request
+import receivers.messages
+import storage.jobs
+from evaluators.model import Span, SpanEvent, TokenUsage, ToolCall, slot_init, slot_initialised
 from evaluators.request import EvaluationRequest
-from receivers.messages import Message
 from storage.jobs import ClaimedJob
 
-CLASSES: list[type] = [
-    ToolCall,
-    TokenUsage,
-    SpanEvent,
-    Span,
-    ExpectedToolCall,
-    ExpectedTrajectory,
-    ToolDef,
-    EvaluationRequest,
-    Message,
-    ClaimedJob,
-]
+# Every class slot_init was applied to, once the modules that apply it are imported.
+CLASSES = slot_initialised()
+
+
+def test_every_module_that_applies_it_is_checked() -> None:
+    modules = {cls.__module__ for cls in CLASSES}
+    assert {"evaluators.model", evaluators.request.__name__} <= modules
+    assert {receivers.messages.__name__, storage.jobs.__name__} <= modules
 
 
 def _reference(cls: type) -> type:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -30,8 +29,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from counted import callgrind, collected, run_counted
+
+from storage.sqlite_driver import dbapi as sqlite3  # the SQLite Iris runs on
 
 VOCABULARY = [f"w{i}" for i in range(5000)]
 

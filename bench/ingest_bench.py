@@ -39,7 +39,6 @@ import os
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from loadgen import LOAD, dump_bodies  # noqa: E402
+
+from storage.sqlite_driver import dbapi as sqlite3  # noqa: E402  (the SQLite Iris runs on)
 
 PROTOCOLS = ("http-protobuf", "http-json", "grpc")
 

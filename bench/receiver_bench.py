@@ -105,7 +105,7 @@ def start_server(
 
 
 def ready_count(home: Path) -> int:
-    import sqlite3
+    from storage.sqlite_driver import dbapi as sqlite3  # the SQLite Iris runs on
 
     with sqlite3.connect(home / "iris.db", timeout=30) as db:
         return int(db.execute("SELECT count(*) FROM traces WHERE status = 'ready'").fetchone()[0])

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import collections
 import shutil
-import sqlite3
 import struct
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from service.worker import tune_gc  # noqa: E402
 from storage import migrate  # noqa: E402
 from storage.engine import make_engine  # noqa: E402
 from storage.otlp import SpanBatchWrite  # noqa: E402
+from storage.sqlite_driver import dbapi as sqlite3  # noqa: E402  (the SQLite Iris runs on)
 
 PAGE_SIZE = 8192
 _FRAME_HEADER = 24

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 from storage import jsontext
+from storage.sqlite_driver import dbapi as sqlite_dbapi
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 # A commit checkpoints the WAL by itself only past this many pages (80 MiB of
@@ -59,7 +59,7 @@ def _same(value: Any) -> Any:
 
 
 def _register_sqlite_adapters() -> None:
-    """Tell the ``sqlite3`` module how to bind the types Iris binds besides
+    """Tell the SQLite driver module how to bind the types Iris binds besides
     ``int``, ``float`` and ``str``: as they are (``None`` as NULL, ``bytes``
     as a blob, ``bool`` as its integer, exactly as without an adapter).
 
@@ -70,10 +70,10 @@ def _register_sqlite_adapters() -> None:
     columns' UTF-8, ``storage.fastinsert``). A registered adapter is one dict
     look-up and a call: a worker's store stage measured ~39,000 instructions
     a trace less. The registry is the module's, for the whole process."""
-    sqlite3.register_adapter(type(None), _same)
-    sqlite3.register_adapter(bool, int)
-    sqlite3.register_adapter(bytes, bytes)  # bytes(b) is b itself
-    sqlite3.register_adapter(jsontext.Encoded, bytes)
+    sqlite_dbapi.register_adapter(type(None), _same)
+    sqlite_dbapi.register_adapter(bool, int)
+    sqlite_dbapi.register_adapter(bytes, bytes)  # bytes(b) is b itself
+    sqlite_dbapi.register_adapter(jsontext.Encoded, bytes)
 
 
 def make_engine(url: str, *, pool_size: int = 8) -> Engine:
@@ -83,6 +83,7 @@ def make_engine(url: str, *, pool_size: int = 8) -> Engine:
         _register_sqlite_adapters()
         engine = create_engine(
             url,
+            module=sqlite_dbapi,  # the one SQLite library (storage.sqlite_driver)
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
             pool_size=pool_size,
             max_overflow=8,

@@ -10,8 +10,11 @@ where the machine's CPU went meanwhile (the receiving process, the workers,
 the load generator), in ms per trace, measured after the server's processes
 finished starting; how busy the whole machine was while the load arrived
 (busy, idle, idle waiting on the disk, stolen by the host: whether the
-cores or something else was the limit); and, on SQLite, the bytes the
-server's processes wrote a trace.
+cores or something else was the limit); on SQLite, the bytes the server's
+processes wrote a trace; and how fast the host was just before and just after
+the run (``bench/hostspeed.py``: fixed work no change to Iris changes), with
+the run's CPU a trace scaled to that reference, so runs on days when the
+shared host is faster or slower can be compared.
 
     python bench/e2e_bench.py --traces 5000 --workers 2
     python bench/e2e_bench.py --db-url postgresql://... --workers 1
@@ -56,6 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from hostspeed import HOSTSPEED  # noqa: E402
 from loadgen import LOAD, body_spans, dump_bodies  # noqa: E402
 
 from storage.engine import make_engine  # noqa: E402
@@ -180,10 +184,11 @@ def children_cpu() -> tuple[float, float]:
 
 def print_cpu(
     before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]], traces: int
-) -> None:
+) -> float:
     """Where the machine's CPU went while the load was judged: per process
     group, seconds and ms per trace (and how much of it the kernel's, on the
-    group's behalf), and the total against the cores."""
+    group's behalf), and the total against the cores; returns the total's ms
+    per trace."""
     used = {
         k: (after[k][0] - before.get(k, (0, 0))[0], after[k][1] - before.get(k, (0, 0))[1])
         for k in after
@@ -211,6 +216,22 @@ def print_cpu(
         + f"; total {total:.1f} s = {total * 1000 / traces:.3f} ms per trace "
         f"({system * 1000 / traces:.3f} in the kernel; "
         f"{os.cpu_count()} cores: {os.cpu_count()} s of CPU per second)"
+    )
+    return total * 1000 / traces
+
+
+def print_host(samples: list[float], ms_per_trace: float) -> None:
+    """The host's speed during the run (``bench/hostspeed.py``'s samples) and
+    the run's cost a trace scaled to a 100 ms reference: runs on a faster or
+    slower host's day compare by that figure."""
+    if not samples:
+        print("host reference: no sample taken")
+        return
+    middle = statistics.median(samples)
+    print(
+        f"host reference during the run (bench/hostspeed.py; lower is faster): median "
+        f"{middle:.1f} ms, {min(samples):.1f}-{max(samples):.1f} over {len(samples)} samples; "
+        f"{ms_per_trace * 100 / middle:.3f} ms a trace scaled to a 100 ms reference"
     )
 
 
@@ -506,6 +527,7 @@ def main() -> int:
         else []
     )
     log = (home / "server.log").open("wb")
+    host: subprocess.Popen[str] | None = None
     server = subprocess.Popen(
         [sys.executable, "-m", "service", "serve"], env=env, stdout=log, stderr=log, cwd=ROOT
     )
@@ -526,6 +548,11 @@ def main() -> int:
             else f"http://127.0.0.1:{http_port}/v1/traces"
         )
         settle(server.pid)
+        host = subprocess.Popen(  # samples the host's speed while the load runs
+            [sys.executable, str(HOSTSPEED), "--every", "10"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         cpu_before = {**cpu_snapshot(server.pid), "load generator": children_cpu()}
         written_before = bytes_written(server.pid)
         sender: PacedSender | None = None
@@ -594,6 +621,8 @@ def main() -> int:
             time.sleep(0.5)
         cpu_after = cpu_snapshot(server.pid)
         written = bytes_written(server.pid) - written_before
+        host.terminate()
+        host_samples = [float(line) for line in host.communicate(timeout=30)[0].split()]
         if load is not None:
             load_out = load.communicate(timeout=60)[0]
             cpu_after["load generator"] = children_cpu()
@@ -614,6 +643,8 @@ def main() -> int:
         time.sleep(1.5)  # the server folds its workers' figures into /metrics each second
         turns = write_turns(f"http://127.0.0.1:{http_port}/metrics")
     finally:
+        if host is not None and host.poll() is None:  # the run stopped with an error
+            host.kill()
         server.send_signal(signal.SIGTERM)
         try:
             server.wait(timeout=30)
@@ -677,7 +708,8 @@ def main() -> int:
             f"  {elapsed:6.1f}: queue {point['queue']:>6}  "
             f"evaluated {point['evaluated']:>6}  spans {point['spans']:>7}"
         )
-    print_cpu(cpu_before, cpu_after, args.traces)
+    ms_per_trace = print_cpu(cpu_before, cpu_after, args.traces)
+    print_host(host_samples, ms_per_trace)
     if not args.db_url:  # on PostgreSQL its own server process does the writing
         print(
             f"written by the server's processes: {written / 1e6:,.0f} MB, "

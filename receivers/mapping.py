@@ -162,14 +162,18 @@ class DerivedTrace(AgentTrace):
 # classification
 
 
-_TOOL_MARKERS: frozenset[str] = frozenset(P.TOOL_MARKERS)
-_MODEL_REQUEST_MARKERS: frozenset[str] = frozenset(P.MODEL_REQUEST_MARKERS)
+# The keys ``carries_none`` tries, each once (``dict.fromkeys`` keeps the
+# first of a repeated key).
+_TOOL_MARKERS: tuple[str, ...] = tuple(dict.fromkeys(P.TOOL_MARKERS))
+_MODEL_REQUEST_MARKERS: tuple[str, ...] = tuple(dict.fromkeys(P.MODEL_REQUEST_MARKERS))
 _OUTPUT_MESSAGE_KEYS: frozenset[str] = frozenset(gc.OUTPUT_MESSAGES)
-_TOOL_DEFINITION_KEYS: frozenset[str] = frozenset(gc.TOOL_DEFINITIONS)
-# Every key of Iris's own table: few spans or resources carry any, and one set
-# test lets the readers of ``iris.*`` attributes pass the others over.
-_IRIS_KEYS: frozenset[str] = frozenset(
-    key for keys in vars(iris_conv).values() if isinstance(keys, tuple) for key in keys
+_TOOL_DEFINITION_KEYS: tuple[str, ...] = tuple(dict.fromkeys(gc.TOOL_DEFINITIONS))
+# Every key of Iris's own table: few spans or resources carry any, and one
+# call lets the readers of ``iris.*`` attributes pass the others over.
+_IRIS_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        key for keys in vars(iris_conv).values() if isinstance(keys, tuple) for key in keys
+    )
 )
 
 

@@ -20,15 +20,15 @@ from receivers.conventions import pydantic_ai as pyd
 from receivers.messages import maybe_json
 from receivers.spans import SpanRecord, carries_none
 
-# The keys each reader below tries, as sets: a span carrying none of them is
-# passed over with one set test (most spans carry no usage and no cost).
-_AGGREGATED_KEYS: frozenset[str] = frozenset(
-    pyd.AGGREGATED_INPUT_TOKENS + pyd.AGGREGATED_OUTPUT_TOKENS
+# The keys each reader below tries, each once: a span carrying none of them is
+# passed over with one ``carries_none`` (most spans carry no usage and no cost).
+_AGGREGATED_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys(pyd.AGGREGATED_INPUT_TOKENS + pyd.AGGREGATED_OUTPUT_TOKENS)
 )
-_TOKEN_KEYS: frozenset[str] = frozenset(
-    P.PROMPT_TOKEN_KEYS + P.COMPLETION_TOKEN_KEYS + P.TOTAL_TOKEN_KEYS
+_TOKEN_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys(P.PROMPT_TOKEN_KEYS + P.COMPLETION_TOKEN_KEYS + P.TOTAL_TOKEN_KEYS)
 )
-_COST_KEYS: frozenset[str] = frozenset(P.COST_KEYS)
+_COST_KEYS: tuple[str, ...] = tuple(dict.fromkeys(P.COST_KEYS))
 
 
 def _num(val: Any) -> float | None:

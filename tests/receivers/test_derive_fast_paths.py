@@ -59,9 +59,36 @@ def test_has_key_prefix_answers_true_for_a_non_string_key() -> None:
     assert has_key_prefix({1: "x"}, "llm.")  # type: ignore[dict-item]
 
 
-@given(st.dictionaries(_keys, st.integers(), max_size=6), st.frozensets(_keys, max_size=4))
-def test_carries_none_is_no_key_present(attrs: dict[str, int], keys: frozenset[str]) -> None:
-    assert carries_none(attrs, keys) == (not any(k in attrs for k in keys))
+@given(st.dictionaries(_keys, st.integers(), max_size=6), st.lists(_keys, max_size=4))
+def test_carries_none_is_no_key_present(attrs: dict[str, int], keys: list[str]) -> None:
+    assert carries_none(attrs, tuple(keys)) == (not any(k in attrs for k in keys))
+
+
+def test_carries_none_tables_hold_each_key_once() -> None:
+    """The tuples ``carries_none`` is given: every key of their convention
+    tables, none twice."""
+    from receivers import mapping, usage
+    from receivers.conventions import genai_current as gc
+    from receivers.conventions import precedence as P
+
+    assert set(usage._TOKEN_KEYS) == set(
+        P.PROMPT_TOKEN_KEYS + P.COMPLETION_TOKEN_KEYS + P.TOTAL_TOKEN_KEYS
+    )
+    assert set(usage._COST_KEYS) == set(P.COST_KEYS)
+    assert set(mapping._TOOL_MARKERS) == set(P.TOOL_MARKERS)
+    assert set(mapping._MODEL_REQUEST_MARKERS) == set(P.MODEL_REQUEST_MARKERS)
+    assert set(mapping._TOOL_DEFINITION_KEYS) == set(gc.TOOL_DEFINITIONS)
+    assert "iris.evaluate" in mapping._IRIS_KEYS
+    for table in (
+        usage._TOKEN_KEYS,
+        usage._COST_KEYS,
+        usage._AGGREGATED_KEYS,
+        mapping._TOOL_MARKERS,
+        mapping._MODEL_REQUEST_MARKERS,
+        mapping._TOOL_DEFINITION_KEYS,
+        mapping._IRIS_KEYS,
+    ):
+        assert isinstance(table, tuple) and len(set(table)) == len(table)
 
 
 def _maybe_json_general(value: Any) -> Any:

@@ -31,8 +31,10 @@ from sqlalchemy import (
 )
 
 from storage import codec, search
+from storage.driverread import fetch_all
 from storage.fastinsert import (
     driver_datetime,
+    driver_mark,
     execute_update,
     insert_rows,
     insert_values,
@@ -295,10 +297,27 @@ def as_dicts(result: Any) -> list[dict[str, Any]]:
 
 
 def log_events_of(conn: Connection, tenant_id: str, trace_ids: list[str]) -> list[dict[str, Any]]:
-    """Log events of several traces at once, in arrival order, as dicts."""
+    """Log events of several traces at once, in arrival order, as dicts.
+
+    Most traces have none, and a worker asks for a whole batch's: through
+    SQLAlchemy's Core the query cost ~15,000 instructions a trace even when
+    it found nothing (callgrind). So the driver first reads which of the
+    traces have any (a search of ``ix_log_events_tenant_trace``), and only
+    those are read whole. (A trace row's ``log_writes`` cannot tell: events
+    stored before their trace's first span count on no row.)"""
     out: list[dict[str, Any]] = []
+    mark = driver_mark(conn.dialect.name)
     for i in range(0, len(trace_ids), 500):
         chunk = trace_ids[i : i + 500]
+        having = fetch_all(
+            conn,
+            f"SELECT DISTINCT trace_id FROM log_events WHERE tenant_id = {mark} "
+            f"AND trace_id IN ({', '.join(mark for _ in chunk)})",
+            (tenant_id, *chunk),
+        )
+        if not having:
+            continue
+        chunk = [str(row[0]) for row in having]
         out.extend(
             as_dicts(
                 conn.execute(

@@ -31,12 +31,10 @@ import multiprocessing
 import os
 import signal
 import socket
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from multiprocessing.synchronize import Event as MpEvent
 from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, select
@@ -53,6 +51,7 @@ from service.evaluation import (
 )
 from service.parentwatch import end_with_parent
 from service.settings import Settings
+from service.stopflag import StopFlag
 from storage import assembly, codec
 from storage import jobs as job_store
 from storage import spans as span_store
@@ -587,7 +586,7 @@ def worker_name(index: int) -> str:
 def run_worker(
     settings: Settings,
     index: int,
-    stop: threading.Event | MpEvent,
+    stop: StopFlag,
     report: Any = None,
 ) -> None:
     """The worker loop: straight on while there are jobs, else poll with a
@@ -641,11 +640,13 @@ def run_worker(
         engine.dispose()
 
 
-def worker_process_main(
-    settings_data: dict[str, Any], index: int, stop: MpEvent, report: Any = None
-) -> None:
-    """Entry point of a pool process (spawned, so it imports cleanly)."""
+def worker_process_main(settings_data: dict[str, Any], index: int, report: Any = None) -> None:
+    """Entry point of a pool process (spawned, so it imports cleanly). It
+    stops, storing or giving back the jobs in hand, on the SIGTERM its pool
+    sends, or when the pool's process is gone."""
+    stop = StopFlag()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    stop.set_on(signal.SIGTERM)
     end_with_parent(stop.set)  # ... or, if it died without saying so, its absence
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -655,14 +656,19 @@ def worker_process_main(
 
 
 class WorkerPool:
-    """N worker processes, restarted when they die, stopped with the server."""
+    """N worker processes, restarted when they die, stopped with the server.
+
+    A worker is asked to stop by a signal of its own (SIGTERM), not by an
+    object the processes share: a process killed while waiting on a shared
+    ``multiprocessing`` Event would keep the pool's ``set()`` waiting for
+    ever (``service.stopflag``)."""
 
     def __init__(self, settings: Settings, count: int):
         self.settings = settings
         self.count = count
         self.restarts = 0
         self._ctx = multiprocessing.get_context("spawn")
-        self._stop: MpEvent = self._ctx.Event()
+        self._stopping = False
         self._procs: list[Any] = []
         self.reports: Any = self._ctx.Queue(maxsize=10_000)
 
@@ -670,7 +676,7 @@ class WorkerPool:
         data = self.settings.model_dump(exclude_none=True)
         proc = self._ctx.Process(
             target=worker_process_main,
-            args=(data, index, self._stop, self.reports),
+            args=(data, index, self.reports),
             name=f"iris-worker-{index}",
         )
         proc.daemon = True
@@ -682,7 +688,7 @@ class WorkerPool:
 
     def supervise(self) -> None:
         """Restart any worker that died (called periodically by the server)."""
-        if self._stop.is_set():
+        if self._stopping:
             return
         for i, proc in enumerate(self._procs):
             if not proc.is_alive():
@@ -691,8 +697,10 @@ class WorkerPool:
                 self._procs[i] = self._spawn(i)
 
     def drain_reports(self) -> list[tuple[int, int, int, float, dict[str, int], int, float]]:
-        """Batch figures the workers sent since the last call."""
-        out = []
+        """Batch figures the workers sent since the last call (none once stopped)."""
+        out: list[tuple[int, int, int, float, dict[str, int], int, float]] = []
+        if self.reports is None:
+            return out
         while True:
             try:
                 out.append(self.reports.get_nowait())
@@ -708,11 +716,25 @@ class WorkerPool:
         return [p.pid for p in self._procs if p.pid is not None]
 
     def stop(self, timeout: float = 10.0) -> None:
-        self._stop.set()
+        """Ask every worker to stop (SIGTERM: each stores or gives back its
+        batch), wait up to ``timeout`` seconds, then kill what is left (its
+        jobs come back when their leases end)."""
+        self._stopping = True
+        for proc in self._procs:
+            if proc.is_alive():
+                proc.terminate()
         deadline = time.monotonic() + timeout
         for proc in self._procs:
             proc.join(max(0.0, deadline - time.monotonic()))
         for proc in self._procs:
             if proc.is_alive():
-                proc.terminate()
+                log.warning("worker pid %s did not stop in %.0f s; killing it", proc.pid, timeout)
+                proc.kill()
                 proc.join(2)
+        # Let go of the queue now: its semaphores are named, and only its
+        # collection unlinks them. uvicorn ends ``iris serve`` by raising the
+        # signal it caught again, so no exit handler would (multiprocessing's
+        # resource tracker then warned of "leaked semaphore objects").
+        self.reports.close()
+        self.reports.join_thread()
+        self.reports = None

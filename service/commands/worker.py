@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import signal
-import threading
 import time
-from types import FrameType
 
 from service.settings import Settings
+from service.stopflag import StopFlag
 from service.worker import WorkerPool, drain, run_worker
 from storage import migrate
 from storage.engine import make_engine
@@ -39,13 +38,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     engine.dispose()
     count = args.count if args.count is not None else max(1, settings.worker_count)
-    stop = threading.Event()
-
-    def on_signal(_signum: int, _frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = StopFlag()
+    stop.set_on(signal.SIGTERM, signal.SIGINT)
     if count == 1:
         run_worker(settings, 0, stop)
         return 0

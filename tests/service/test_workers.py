@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -192,3 +193,50 @@ def test_two_receivers_two_workers_one_database(tmp_path: Path, db_url: str) -> 
         agents = {a for (a,) in conn.execute(select(Trace.agent_name).distinct())}
     engine.dispose()
     assert agents == {"bot"}  # derived by the workers from the spans
+
+
+def _worker_pids(log: Path) -> list[int]:
+    """Pids of the workers that said they started, in order (their names
+    are host:pid:index)."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return [int(m.group(1)) for m in re.finditer(r"worker \S+?:(\d+):\d+ started", text)]
+
+
+def _kill_an_idle_worker_and_wait_for_its_replacement(log: Path) -> None:
+    """SIGKILL a worker while it waits for jobs (the queue is empty): the way
+    the OOM killer or an operator's ``kill -9`` ends one. The pool restarts it."""
+    wait_until(lambda: len(_worker_pids(log)) == 2, 60, "both workers started")
+    time.sleep(0.5)  # idle, between polls of an empty queue
+    os.kill(_worker_pids(log)[0], signal.SIGKILL)
+    wait_until(lambda: len(_worker_pids(log)) == 3, 60, "the killed worker replaced")
+
+
+def test_the_service_stops_after_an_idle_worker_was_killed(tmp_path: Path, db_url: str) -> None:
+    """Once hung for good: the pool's shared stop event still counted the
+    killed worker as waiting on it, and setting it waited for that worker."""
+    with live_server(tmp_path / "srv", db_url, IRIS_WORKERS="2") as server:
+        _kill_an_idle_worker_and_wait_for_its_replacement(server.log)
+        ids = post_native(server.url, 5)  # the pool still judges
+        wait_until(lambda: set(evaluations_per_trace(db_url)) == set(ids), 60, "judged")
+        workers = _worker_pids(server.log)[1:]
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=60) in (0, -signal.SIGTERM)
+        log = server.log.read_text(errors="replace")
+    assert "Application shutdown complete" in log
+    assert "leaked semaphore" not in log
+    assert "did not stop" not in log  # each worker stopped when asked, not killed
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_iris_worker_stops_after_one_of_its_workers_was_killed(tmp_path: Path, db_url: str) -> None:
+    home = tmp_path / "w"
+    with worker_process(home, db_url, count=2) as pool:
+        [log] = home.glob("worker-*.log")
+        _kill_an_idle_worker_and_wait_for_its_replacement(log)
+        pool.send_signal(signal.SIGTERM)
+        assert pool.wait(timeout=60) == 0
+    text = log.read_text(errors="replace")
+    assert "leaked semaphore" not in text
+    assert "did not stop" not in text

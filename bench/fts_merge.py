@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -42,16 +43,11 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(VOCABULARY) for _ in range(words))
 
 
-def index(
-    path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 16, detail: str = "full"
-) -> None:
-    """Index ``docs`` documents, committing every ``batch``; only the
-    indexing runs inside ``run_counted`` (what callgrind counts)."""
-    rng = random.Random(1)
-    rows = [
-        (i + 1, "tenant", _text(rng, 20), _text(rng, 80), _text(rng, 10), _text(rng, 5))
-        for i in range(docs)
-    ]
+def scratch_index(path: Path, automerge: int, crisismerge: int, detail: str = "full") -> Any:
+    """A connection (of the driver module Iris uses, hence ``Any``) to a new
+    database at ``path`` holding an empty FTS5 table ``s`` with
+    ``trace_search``'s columns, tokenizer and page size (migrations 0001 and
+    0009) and the merge options given."""
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA page_size=8192")
     conn.execute("PRAGMA journal_mode=WAL")
@@ -63,6 +59,20 @@ def index(
     conn.execute(f"INSERT INTO s(s, rank) VALUES ('automerge', {int(automerge)})")
     conn.execute(f"INSERT INTO s(s, rank) VALUES ('crisismerge', {int(crisismerge)})")
     conn.commit()
+    return conn
+
+
+def index(
+    path: Path, automerge: int, batch: int, docs: int, crisismerge: int = 16, detail: str = "full"
+) -> None:
+    """Index ``docs`` documents, committing every ``batch``; only the
+    indexing runs inside ``run_counted`` (what callgrind counts)."""
+    rng = random.Random(1)
+    rows = [
+        (i + 1, "tenant", _text(rng, 20), _text(rng, 80), _text(rng, 10), _text(rng, 5))
+        for i in range(docs)
+    ]
+    conn = scratch_index(path, automerge, crisismerge, detail)
 
     def run() -> None:
         for start in range(0, docs, batch):

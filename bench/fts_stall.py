@@ -5,10 +5,9 @@ average. This measures the other side: FTS5 merges a level's segments into
 one, and a merge runs inside the commit that triggers it, holding SQLite's
 write lock, so every receiver and worker waits for it. The cost a document
 can be small while one commit in a hundred thousand takes seconds. It
-indexes documents the size of a trace's search row (the same generator as
-``fts_merge.py``) into a scratch table configured as Iris configures
-``trace_search``, committing ``--batch`` at a time as a worker does, and
-times every commit:
+indexes documents the size of a trace's search row (the same generator
+and scratch table as ``fts_merge.py``), committing ``--batch`` at a time
+as a worker does, and times every commit:
 
     python bench/fts_stall.py --docs 600000
     python bench/fts_stall.py --docs 600000 --policy 16:16 --policy 16:64
@@ -32,9 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fts_merge import _text
-
-from storage.sqlite_driver import dbapi as sqlite3  # the SQLite Iris runs on
+from fts_merge import _text, scratch_index
 
 POOL = 50_000  # distinct texts; a longer run repeats them under new rowids
 
@@ -55,18 +52,8 @@ def commit_times(
     them)."""
     times: list[float] = []
     with tempfile.TemporaryDirectory(prefix="iris-fts-") as home:
-        conn = sqlite3.connect(Path(home) / "fts.db")
-        conn.execute("PRAGMA page_size=8192")
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute(
-            "CREATE VIRTUAL TABLE s USING fts5(tenant_id UNINDEXED, input, output, tools, "
-            "metadata, tokenize='unicode61 remove_diacritics 2')"
-        )
-        conn.execute("INSERT INTO s(s, rank) VALUES ('pgsz', 8000)")
-        conn.execute(f"INSERT INTO s(s, rank) VALUES ('automerge', {int(automerge)})")
-        conn.execute(f"INSERT INTO s(s, rank) VALUES ('crisismerge', {int(crisismerge)})")
-        conn.commit()
+        conn = scratch_index(Path(home) / "fts.db", automerge, crisismerge)
+        conn.execute("PRAGMA synchronous=NORMAL")  # as Iris's connections
         for start in range(0, docs, batch):
             rows = [
                 (rowid, "tenant", *pool[rowid % POOL])

@@ -7,8 +7,9 @@ as long as rewriting the whole level took. The merges grow sixteenfold a
 level: at a steady 2,000 traces/s the merge ~490,000 traces in stopped
 every receiver and worker for seconds (p99 root → verdict 4.6 s over five
 minutes, against 2.4 s over one), and the next, at 4–8 million (by the
-bench below), would have stopped them for over half a minute. With ``crisismerge`` above ``automerge``
-FTS5 merges incrementally instead, a bounded amount of work in each commit:
+bench below), would have stopped them for over half a minute. With
+``crisismerge`` above ``automerge`` FTS5 merges incrementally instead, a
+bounded amount of work in each commit:
 ``bench/fts_stall.py``, documents committed 64 at a time: over 600,000,
 the longest commit 1,620 ms → 37 ms (each document 3.6 % more time); over
 4.3 million, 35.8 s → 150 ms (each document 13 % less time). A level

@@ -12,11 +12,18 @@ resource tracker running for good.
 The watch is a daemon thread comparing ``os.getppid()`` with the parent's
 pid once a second (re-parenting is how a child learns of its parent's
 death on every POSIX system; no signal or platform call needed).
+
+The parent's pid is the one multiprocessing recorded when it started the
+child, not ``os.getppid()`` read when the watch starts: a spawned child
+spends a second or more importing before it gets there, and a parent killed
+meanwhile would leave it watching its new parent (init) for ever. Seen in
+CI: a service killed soon after it started left both its workers running.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import threading
 import time
@@ -30,6 +37,15 @@ WATCH_INTERVAL_S = 1.0
 GRACE_S = 30.0
 
 
+def parent_pid() -> int:
+    """The pid of the process that started this one: as multiprocessing
+    recorded it at the start for its children, else ``os.getppid()``."""
+    started_by = multiprocessing.parent_process()
+    if started_by is not None and started_by.pid is not None:
+        return started_by.pid
+    return os.getppid()
+
+
 def end_with_parent(
     stop: Callable[[], None] | None = None,
     *,
@@ -40,7 +56,7 @@ def end_with_parent(
     graceful stop the process's own loop honours), and end the process
     ``grace`` seconds later if it is still running (at once without
     ``stop``)."""
-    parent = os.getppid()
+    parent = parent_pid()
 
     def watch() -> None:
         while os.getppid() == parent:

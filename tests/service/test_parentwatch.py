@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -59,3 +62,57 @@ def test_a_killed_service_leaves_no_worker_or_pool_process_running(
         while (left := {p for p in children if _running(p)}) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not left, f"still running after their parent was killed: {sorted(left)}"
+
+
+# A parent that starts a child and dies at once; the child reaches its watch
+# only after it (as a spawned worker does after its imports).
+_DIES_BEFORE_THE_WATCH = textwrap.dedent(
+    """
+    import multiprocessing, os, sys, time
+    from pathlib import Path
+    from service.parentwatch import end_with_parent
+
+    def child(delay):
+        time.sleep(delay)
+        end_with_parent(interval=0.1)
+        time.sleep(120)
+
+    if __name__ == "__main__":
+        proc = multiprocessing.get_context("spawn").Process(target=child, args=(1.5,))
+        proc.start()
+        Path(sys.argv[1]).write_text(str(proc.pid))
+        os._exit(0)
+    """
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_a_child_whose_parent_died_before_its_watch_started_still_ends(tmp_path: Path) -> None:
+    script = tmp_path / "dies_first.py"
+    script.write_text(_DIES_BEFORE_THE_WATCH)
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+    }
+    pid_file, errors = tmp_path / "child.pid", tmp_path / "stderr.txt"
+    with errors.open("w") as stderr:  # not a pipe: the child would hold it open
+        done = subprocess.run(
+            [sys.executable, str(script), str(pid_file)],
+            env=env,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            timeout=60,
+        )
+    assert done.returncode == 0, errors.read_text()
+    child = int(pid_file.read_text())
+    try:
+        deadline = time.monotonic() + 30
+        while _running(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(child), "the child watched its new parent, not the one that started it"
+    finally:
+        if _running(child):
+            os.kill(child, signal.SIGKILL)

@@ -1,0 +1,149 @@
+"""Pydantic AI → Iris: an agent with two tools, traced by Pydantic AI's own
+OpenTelemetry instrumentation and exported to Iris over OTLP/HTTP.
+
+    python -m recipes.pydantic_ai_agent "What's the weather in Paris, and what is 23 * 7?"
+
+Without ``--model`` the agent runs on a scripted model (Pydantic AI's
+``FunctionModel``), so the recipe needs no key and no network but Iris. With
+``--model openai:gpt-4o-mini`` (and ``pip install 'pydantic-ai-slim[openai]'``,
+``OPENAI_API_KEY``) the same agent runs on a real model. The Iris-specific
+part is two lines: the tracer provider, and ``Agent.instrument_all``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.instrumented import InstrumentationSettings
+from pydantic_ai.usage import RequestUsage
+
+from recipes import tools
+from recipes.exporter import tracer_provider
+
+AGENT_NAME = "weather_assistant"
+INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
+
+# What the scripted model looks for in the question (bounded, no backtracking).
+_CITY = re.compile(r"\bin ([A-Z][a-z]+)")
+_SUM = re.compile(r"\d+(?:\.\d+)?(?: ?[-+*/] ?\d+(?:\.\d+)?)+")
+
+
+def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """A stand-in for an LLM: first ask for the tools the question needs, then
+    answer from what they returned. Token counts are fixed, as a provider
+    would report them."""
+    last = messages[-1]
+    returns = (
+        [p for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+        if isinstance(last, ModelRequest)
+        else []
+    )
+    if not returns:
+        question = next(str(p.content) for p in messages[0].parts if isinstance(p, UserPromptPart))
+        calls = [
+            ToolCallPart("get_weather", {"city": m}, f"call_w{i}")
+            for i, m in enumerate(dict.fromkeys(m.group(1) for m in _CITY.finditer(question)))
+        ]
+        calls += [
+            ToolCallPart("calculator", {"expression": m.group(0)}, f"call_c{i}")
+            for i, m in enumerate(_SUM.finditer(question))
+        ]
+        if calls:
+            return ModelResponse(
+                parts=calls, usage=RequestUsage(input_tokens=112, output_tokens=36)
+            )
+        return ModelResponse(
+            parts=[TextPart("I can look up the weather in a city or do arithmetic.")],
+            usage=RequestUsage(input_tokens=90, output_tokens=14),
+        )
+    asked = {  # the arguments of each call, by its id
+        p.tool_call_id: p.args_as_dict()
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart)
+    }
+    sentences = []
+    for part in returns:
+        content: Any = part.content  # what the tool returned, as it returned it
+        if isinstance(part, RetryPromptPart) or part.outcome != "success":
+            # a failed or refused call: say so, do not call again
+            args = asked.get(part.tool_call_id, {})
+            what = f"the weather for {args.get('city')}" if "city" in args else "that"
+            reason = part.model_response() if isinstance(part, RetryPromptPart) else content
+            sentences.append(f"I couldn't get {what}: {reason}")
+        elif part.tool_name == "get_weather" and isinstance(content, dict):
+            sentences.append(
+                f"In {content['city']} it is currently {content['temperature_c']}°C "
+                f"and {content['condition']}."
+            )
+        elif part.tool_name == "calculator":
+            sentences.append(f"The result is {tools.number_text(float(content))}.")
+        else:
+            sentences.append(str(content))
+    return ModelResponse(
+        parts=[TextPart(" ".join(sentences))],
+        usage=RequestUsage(input_tokens=171, output_tokens=29),
+    )
+
+
+def build_agent(model: str | None) -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(
+        model or FunctionModel(scripted_model, model_name="scripted-weather-model"),
+        name=AGENT_NAME,
+        instructions=INSTRUCTIONS,
+    )
+
+    @agent.tool_plain
+    def get_weather(city: str) -> dict[str, float | str]:
+        """Current weather for a city."""
+        try:
+            return tools.get_weather(city)
+        except tools.UnknownCityError as exc:
+            raise ToolFailed(str(exc)) from exc  # the model sees it; no retry
+
+    @agent.tool_plain
+    def calculator(expression: str) -> float:
+        """Evaluate an arithmetic expression."""
+        return tools.calculator(expression)
+
+    return agent
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "question", nargs="?", default="What's the weather in Paris, and what is 23 * 7?"
+    )
+    parser.add_argument("--model", help="a Pydantic AI model name; default: the scripted model")
+    parser.add_argument("--conversation", help="gen_ai.conversation.id: groups runs into a session")
+    args = parser.parse_args(argv)
+
+    provider = tracer_provider("pydantic-ai-recipe")
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    agent = build_agent(args.model)
+    try:
+        result = agent.run_sync(args.question, conversation_id=args.conversation)
+        print(json.dumps({"output": result.output}))
+    finally:
+        provider.shutdown()  # flushes the batch to Iris before exiting
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,7 @@ lacks the call id, recovers it from the model's tool-call requests.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -235,6 +236,27 @@ def _same_args(a: Any, b: Any) -> bool:
     return bool(maybe_json(a) == maybe_json(b))
 
 
+def _named_argument(bare: Any, requested: Any) -> Any:
+    """The model's request for a call whose tool span kept only a bare value.
+
+    LangChain hands a tool of one argument its value alone, so OpenInference
+    records ``input.value = "Paris"`` where the model asked for
+    ``{"city": "Paris"}``. When the request names exactly one argument whose
+    value reads the same, the request is what the tool was called with, name
+    included; otherwise the span's value stands."""
+    if not isinstance(bare, str):
+        return None
+    asked = _parse_payload(requested)
+    if not isinstance(asked, dict) or len(asked) != 1:
+        return None
+    value = next(iter(asked.values()))
+    if isinstance(value, str):
+        return asked if value == bare else None
+    if isinstance(value, bool | int | float):  # "5" for 5, "True" or "true" for True
+        return asked if bare.strip() in (str(value), json.dumps(value)) else None
+    return None
+
+
 def extract_tool_calls(
     tool_spans: Sequence[SpanRecord],
     llm_spans: Sequence[SpanRecord],
@@ -279,10 +301,13 @@ def extract_tool_calls(
     args_by_id = {r[0]: r[2] for r in requests}
     for d in drafts:
         if d["cid"] is not None:
-            if d["args"] is None and args_by_id.get(d["cid"]) is not None:
+            asked = args_by_id.get(d["cid"])
+            if d["args"] is None and asked is not None:
                 # Content captured only on the model side (event_only): the model's
                 # request is what the tool was called with.
-                d["args"] = _parse_payload(args_by_id[d["cid"]])
+                d["args"] = _parse_payload(asked)
+            elif asked is not None:
+                d["args"] = _named_argument(d["args"], asked) or d["args"]
             continue
         candidates = [r for r in requests if r[0] not in used and r[1] == d["name"]]
         exact = [r for r in candidates if _same_args(r[2], d["args"])]
@@ -293,6 +318,8 @@ def extract_tool_calls(
             used.add(pick[0])
             if d["args"] is None and pick[2] is not None:
                 d["args"] = _parse_payload(pick[2])
+            elif pick[2] is not None:
+                d["args"] = _named_argument(d["args"], pick[2]) or d["args"]
     # Read only when a failed call lacks its result (rare).
     responses = (
         tool_responses(llm_spans)

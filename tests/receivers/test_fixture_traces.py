@@ -273,12 +273,14 @@ EXPECTED: dict[tuple[str, str], Scenario] = {
     ),
     ("pydantic_ai_v2", "multi_turn"): multi_turn(PYD, (4, 4), "conv-pyd-*"),
     # --- langgraph (OpenInference langchain): agent = root span name; session.id
-    ("langgraph", "tools_ok"): tools_ok(LG, 10, "thread-lg-*", calc_args="23 * 7"),
+    # (a tool of one argument keeps only its value on its span, "23 * 7"; the model's
+    # request with the same call id names it)
+    ("langgraph", "tools_ok"): tools_ok(LG, 10, "thread-lg-*"),
     ("langgraph", "tool_error"): tool_error(LG, 9, "thread-lg-*", "Atlantis", result=ANY),
     ("langgraph", "tool_exception"): tool_exception(
-        LG, 7, "thread-lg-*", Tool("calculator", "23 * 7", "161", None, "call_c_mul"), 3
+        LG, 7, "thread-lg-*", Tool("calculator", MUL_ARGS, "161", None, "call_c_mul"), 3
     ),
-    ("langgraph", "multi_turn"): multi_turn(LG, (9, 9), "thread-lg-*", calc_args="24 * 9 / 5 + 32"),
+    ("langgraph", "multi_turn"): multi_turn(LG, (9, 9), "thread-lg-*"),
     # --- crewai (OpenInference, wrapper mode): no LLM spans, no model, tokens in root JSON
     # (call ids and the error text the model saw come from the task span's messages)
     ("crewai", "tools_ok"): Scenario(

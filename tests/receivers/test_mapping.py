@@ -288,3 +288,43 @@ def test_kwargs_capture_reads_as_kwargs() -> None:
 
 def test_no_tool_spans_means_no_tool_calls() -> None:
     assert derive_trace([span("1")]).tool_calls is None
+
+
+def _one_argument_run(bare: str, requested: dict[str, Any], call_id: str = "c1") -> Any:
+    """A LangChain-style run: the model asks for a call, the tool span keeps
+    only the bare value of its one argument (OpenInference ``input.value``)."""
+    model = span(
+        "m",
+        parent="r",
+        **{
+            "openinference__span__kind": "LLM",
+            "llm__model_name": "m",
+            "llm__output_messages__0__message__role": "assistant",
+            "llm__output_messages__0__message__tool_calls__0__tool_call__id": call_id,
+            "llm__output_messages__0__message__tool_calls__0__tool_call__function__name": "calc",
+            "llm__output_messages__0__message__tool_calls__0__tool_call__function__arguments": (
+                json.dumps(requested)
+            ),
+        },
+    )
+    tool = span(
+        "t",
+        parent="r",
+        start=3_000_000_000,
+        end=4_000_000_000,
+        **{"openinference__span__kind": "TOOL", "tool__name": "calc", "input__value": bare},
+    )
+    [call] = derive_trace([span("r", name="graph"), model, tool]).tool_calls or ()
+    return call.input
+
+
+def test_a_bare_argument_takes_its_name_from_the_models_request() -> None:
+    assert _one_argument_run("23 * 7", {"expression": "23 * 7"}) == {"expression": "23 * 7"}
+    assert _one_argument_run("5", {"n": 5}) == {"n": 5}
+    assert _one_argument_run("True", {"flag": True}) == {"flag": True}
+
+
+def test_a_bare_value_the_request_does_not_match_stays_as_recorded() -> None:
+    assert _one_argument_run("23 * 7", {"expression": "2 + 2"}) == "23 * 7"
+    assert _one_argument_run("23 * 7", {"a": "23 * 7", "b": "x"}) == "23 * 7"
+    assert _one_argument_run("a, b", {"items": ["a", "b"]}) == "a, b"

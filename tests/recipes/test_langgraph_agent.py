@@ -32,6 +32,8 @@ def test_a_run_with_two_tools_is_stored_whole_and_judged(tmp_path: Path, db_url:
     assert trace["session_id"] == "thread-7"
     calls = trace["tool_calls"]
     assert [c["tool_name"] for c in calls] == ["get_weather", "calculator"]
+    # the tool spans keep only "Paris" and "23 * 7"; the model's requests name them
+    assert [c["input"] for c in calls] == [{"city": "Paris"}, {"expression": "23 * 7"}]
     assert calls[0]["output"]["temperature_c"] == 18.5
     assert not any(c.get("error") for c in calls)
     assert trace["token_usage"] == {

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
+from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, tool
@@ -31,15 +31,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from openinference.instrumentation.langchain import LangChainInstrumentor
 
-from recipes import tools
+from recipes import script, tools
 from recipes.exporter import tracer_provider
 
 AGENT_NAME = "weather_assistant"
 INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
-
-# What the scripted model looks for in the question (linear patterns).
-_CITY = re.compile(r"\bin ([A-Z][a-z]+)")
-_SUM = re.compile(r"\d+(?:\.\d+)?(?: ?[-+*/] ?\d+(?:\.\d+)?)+")
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -69,26 +65,18 @@ class ScriptedChatModel(BaseChatModel):
                 break
             results.insert(0, message)
         if results:
-            reply = AIMessage(
-                " ".join(_sentence(m, _call_args(messages, m)) for m in results),
-                usage_metadata={"input_tokens": 171, "output_tokens": 29, "total_tokens": 200},
-            )
+            sentences = [_sentence(m, _call_args(messages, m)) for m in results]
+            reply = AIMessage(" ".join(sentences), usage_metadata=_usage(script.ANSWER_TOKENS))
         else:
             question = next(
                 str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)
             )
             calls = [
-                {"name": "get_weather", "args": {"city": city}, "id": f"call_w{i}"}
-                for i, city in enumerate(dict.fromkeys(_CITY.findall(question)))
-            ] + [
-                {"name": "calculator", "args": {"expression": m}, "id": f"call_c{i}"}
-                for i, m in enumerate(_SUM.findall(question))
+                ToolCall(name=name, args=args, id=cid)
+                for cid, name, args in script.planned_calls(question)
             ]
-            reply = AIMessage(
-                "" if calls else "I can look up the weather in a city or do arithmetic.",
-                tool_calls=calls,
-                usage_metadata={"input_tokens": 112, "output_tokens": 36, "total_tokens": 148},
-            )
+            text = "" if calls else script.NOTHING_TO_DO
+            reply = AIMessage(text, tool_calls=calls, usage_metadata=_usage(script.PLAN_TOKENS))
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
@@ -103,17 +91,15 @@ def _call_args(messages: list[BaseMessage], result: ToolMessage) -> dict[str, An
 
 
 def _sentence(result: ToolMessage, args: dict[str, Any]) -> str:
-    """One sentence of the answer, from one tool's result."""
-    if result.status == "error":
-        what = f"the weather for {args.get('city')}" if result.name == "get_weather" else "that"
-        return f"I couldn't get {what}: {result.content}"
-    if result.name == "get_weather":
-        found = json.loads(str(result.content))
-        return (
-            f"In {found['city']} it is currently {found['temperature_c']}°C "
-            f"and {found['condition']}."
-        )
-    return f"The result is {tools.number_text(float(str(result.content)))}."
+    failed = result.status == "error"
+    content: Any = result.content
+    if result.name == "get_weather" and not failed:
+        content = json.loads(str(content))
+    return script.answer_sentence(str(result.name), args, content, failed)
+
+
+def _usage(tokens: tuple[int, int]) -> UsageMetadata:
+    return {"input_tokens": tokens[0], "output_tokens": tokens[1], "total_tokens": sum(tokens)}
 
 
 @tool

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
-from recipes import tools
+from recipes import script, tools
 from recipes.exporter import tracer_provider
 
 AGENT_NAME = "weather_assistant"
-MODEL = "scripted-weather-model"
+MODEL = script.MODEL_NAME
 TOOLS: dict[str, Callable[..., Any]] = {
     "get_weather": tools.get_weather,
     "calculator": tools.calculator,
@@ -54,9 +53,6 @@ TOOL_DEFINITIONS = [
     },
 ]
 
-_CITY = re.compile(r"\bin ([A-Z][a-z]+)")
-_SUM = re.compile(r"\d+(?:\.\d+)?(?: ?[-+*/] ?\d+(?:\.\d+)?)+")
-
 
 @dataclass
 class Reply:
@@ -69,36 +65,24 @@ class Reply:
 
 
 def scripted_model(messages: list[dict[str, Any]]) -> Reply:
-    """A stand-in for an LLM: first ask for the tools the question needs, then
-    answer from what they returned."""
+    """``recipes.script`` behind a chat call: ask for the tools the question
+    needs, then answer from what they returned."""
     results = [p for p in messages[-1]["parts"] if p["type"] == "tool_call_response"]
     if not results:
         question = messages[-1]["parts"][0]["content"]
         calls = [
-            {"id": f"call_w{i}", "name": "get_weather", "arguments": {"city": city}}
-            for i, city in enumerate(dict.fromkeys(_CITY.findall(question)))
-        ] + [
-            {"id": f"call_c{i}", "name": "calculator", "arguments": {"expression": m}}
-            for i, m in enumerate(_SUM.findall(question))
+            {"id": cid, "name": name, "arguments": args}
+            for cid, name, args in script.planned_calls(question)
         ]
-        text = "" if calls else "I can look up the weather in a city or do arithmetic."
-        return Reply(text, calls, input_tokens=112, output_tokens=36)
+        return Reply("" if calls else script.NOTHING_TO_DO, calls, *script.PLAN_TOKENS)
     asked = {c["id"]: c for c in messages[-2]["parts"] if c["type"] == "tool_call"}
     sentences = []
     for result in results:
         call, response = asked[result["id"]], result["response"]
-        if isinstance(response, dict) and "error" in response:
-            city = call["arguments"].get("city")
-            what = f"the weather for {city}" if city else "that"
-            sentences.append(f"I couldn't get {what}: {response['error']}")
-        elif call["name"] == "get_weather":
-            sentences.append(
-                f"In {response['city']} it is currently {response['temperature_c']}°C "
-                f"and {response['condition']}."
-            )
-        else:
-            sentences.append(f"The result is {tools.number_text(response)}.")
-    return Reply(" ".join(sentences), input_tokens=171, output_tokens=29)
+        failed = isinstance(response, dict) and "error" in response
+        value = response["error"] if failed else response
+        sentences.append(script.answer_sentence(call["name"], call["arguments"], value, failed))
+    return Reply(" ".join(sentences), [], *script.ANSWER_TOKENS)
 
 
 def run_agent(tracer: Tracer, question: str, conversation: str | None) -> str:

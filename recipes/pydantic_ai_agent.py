@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from typing import Any
 
 from pydantic_ai import Agent
@@ -33,21 +32,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.usage import RequestUsage
 
-from recipes import tools
+from recipes import script, tools
 from recipes.exporter import tracer_provider
 
 AGENT_NAME = "weather_assistant"
 INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
 
-# What the scripted model looks for in the question (bounded, no backtracking).
-_CITY = re.compile(r"\bin ([A-Z][a-z]+)")
-_SUM = re.compile(r"\d+(?:\.\d+)?(?: ?[-+*/] ?\d+(?:\.\d+)?)+")
-
 
 def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    """A stand-in for an LLM: first ask for the tools the question needs, then
-    answer from what they returned. Token counts are fixed, as a provider
-    would report them."""
+    """``recipes.script`` as a Pydantic AI ``FunctionModel``: ask for the
+    tools the question needs, then answer from what they returned."""
     last = messages[-1]
     returns = (
         [p for p in last.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
@@ -57,21 +51,10 @@ def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     if not returns:
         question = next(str(p.content) for p in messages[0].parts if isinstance(p, UserPromptPart))
         calls = [
-            ToolCallPart("get_weather", {"city": m}, f"call_w{i}")
-            for i, m in enumerate(dict.fromkeys(m.group(1) for m in _CITY.finditer(question)))
+            ToolCallPart(name, args, cid) for cid, name, args in script.planned_calls(question)
         ]
-        calls += [
-            ToolCallPart("calculator", {"expression": m.group(0)}, f"call_c{i}")
-            for i, m in enumerate(_SUM.finditer(question))
-        ]
-        if calls:
-            return ModelResponse(
-                parts=calls, usage=RequestUsage(input_tokens=112, output_tokens=36)
-            )
-        return ModelResponse(
-            parts=[TextPart("I can look up the weather in a city or do arithmetic.")],
-            usage=RequestUsage(input_tokens=90, output_tokens=14),
-        )
+        text = [] if calls else [TextPart(script.NOTHING_TO_DO)]
+        return ModelResponse(parts=[*calls, *text], usage=_usage(script.PLAN_TOKENS))
     asked = {  # the arguments of each call, by its id
         p.tool_call_id: p.args_as_dict()
         for m in messages
@@ -81,31 +64,21 @@ def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     }
     sentences = []
     for part in returns:
-        content: Any = part.content  # what the tool returned, as it returned it
-        if isinstance(part, RetryPromptPart) or part.outcome != "success":
-            # a failed or refused call: say so, do not call again
-            args = asked.get(part.tool_call_id, {})
-            what = f"the weather for {args.get('city')}" if "city" in args else "that"
-            reason = part.model_response() if isinstance(part, RetryPromptPart) else content
-            sentences.append(f"I couldn't get {what}: {reason}")
-        elif part.tool_name == "get_weather" and isinstance(content, dict):
-            sentences.append(
-                f"In {content['city']} it is currently {content['temperature_c']}°C "
-                f"and {content['condition']}."
-            )
-        elif part.tool_name == "calculator":
-            sentences.append(f"The result is {tools.number_text(float(content))}.")
-        else:
-            sentences.append(str(content))
-    return ModelResponse(
-        parts=[TextPart(" ".join(sentences))],
-        usage=RequestUsage(input_tokens=171, output_tokens=29),
-    )
+        # a call that failed (ToolFailed) or was refused is answered, not retried
+        failed = isinstance(part, RetryPromptPart) or part.outcome != "success"
+        result: Any = part.model_response() if isinstance(part, RetryPromptPart) else part.content
+        args = asked.get(part.tool_call_id, {})
+        sentences.append(script.answer_sentence(str(part.tool_name), args, result, failed))
+    return ModelResponse(parts=[TextPart(" ".join(sentences))], usage=_usage(script.ANSWER_TOKENS))
+
+
+def _usage(tokens: tuple[int, int]) -> RequestUsage:
+    return RequestUsage(input_tokens=tokens[0], output_tokens=tokens[1])
 
 
 def build_agent(model: str | None) -> Agent[None, str]:
     agent: Agent[None, str] = Agent(
-        model or FunctionModel(scripted_model, model_name="scripted-weather-model"),
+        model or FunctionModel(scripted_model, model_name=script.MODEL_NAME),
         name=AGENT_NAME,
         instructions=INSTRUCTIONS,
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.live import LiveServer
+from tests.support.live import LiveServer, live_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,3 +64,53 @@ def judged_traces(server: LiveServer, count: int, timeout: float = 60) -> list[d
 def rule(evaluation: dict[str, Any], name: str) -> dict[str, Any]:
     """One rule's result in a stored evaluation."""
     return next(r for r in evaluation["rule_results"] if r["rule"] == name)
+
+
+PARIS_QUESTION = "What's the weather in Paris, and what is 23 * 7?"
+PARIS_ANSWER = "In Paris it is currently 18.5°C and partly cloudy. The result is 161."
+ATLANTIS_QUESTION = "What's the weather like in Atlantis?"
+
+
+def run_and_judge(
+    home: Path, db_url: str, module: str, *runs: tuple[str, ...]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each run of the recipe (its arguments) against one live server, then
+    every run's (printed answer, judged trace), in order."""
+    with live_server(home, db_url, IRIS_ASSEMBLY_GRACE_MS="300") as server:
+        answers = [run_recipe(server, module, *args) for args in runs]
+        traces = judged_traces(server, len(runs))
+    return list(zip(answers, traces, strict=True))
+
+
+def assert_paris_run(answer: dict[str, Any], got: dict[str, Any]) -> dict[str, Any]:
+    """What every recipe's two-tool run must become; returns the trace."""
+    trace = got["trace"]
+    assert answer["output"] == PARIS_ANSWER
+    assert trace["agent_name"] == "weather_assistant"
+    assert trace["input"] == PARIS_QUESTION
+    assert trace["output"] == PARIS_ANSWER  # the final answer, not the message history
+    calls = trace["tool_calls"]
+    assert [c["tool_name"] for c in calls] == ["get_weather", "calculator"]
+    assert [c["input"] for c in calls] == [{"city": "Paris"}, {"expression": "23 * 7"}]
+    assert calls[0]["output"]["temperature_c"] == 18.5
+    assert not any(c.get("error") for c in calls)
+    # two calls of the scripted model: 112 + 171 tokens in, 36 + 29 out
+    assert trace["token_usage"] == {
+        "prompt_tokens": 283,
+        "completion_tokens": 65,
+        "total_tokens": 348,
+    }
+    [evaluation] = got["evals"]
+    assert evaluation["verdict"]["state"] == "pass", evaluation["verdict"]
+    return dict(trace)
+
+
+def assert_failed_lookup(answer: dict[str, Any], got: dict[str, Any]) -> None:
+    """The unknown city: the call is stored with its error, and the answer,
+    which says the look-up failed, is not a silent tool failure."""
+    [call] = got["trace"]["tool_calls"]
+    assert call["tool_name"] == "get_weather"
+    assert "Unknown city: 'Atlantis'" in call["error"]
+    assert "Unknown city: 'Atlantis'" in answer["output"]
+    silent = rule(got["evals"][0], "no_silent_tool_failure")
+    assert silent["verdict"] == "pass", silent

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.recipes.support import judged_traces, rule, run_recipe
-from tests.support.live import live_server
+from tests.recipes.support import (
+    ATLANTIS_QUESTION,
+    PARIS_QUESTION,
+    assert_failed_lookup,
+    assert_paris_run,
+    rule,
+    run_and_judge,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -16,49 +22,19 @@ pytest.importorskip("pydantic_ai", reason="the recipes extra: pip install -e '.[
 
 
 def test_a_run_with_two_tools_is_stored_whole_and_judged(tmp_path: Path, db_url: str) -> None:
-    question = "What's the weather in Paris, and what is 23 * 7?"
-    with live_server(tmp_path, db_url, IRIS_ASSEMBLY_GRACE_MS="300") as server:
-        answer = run_recipe(server, "pydantic_ai_agent", question, "--conversation", "conv-42")
-        [got] = judged_traces(server, 1)
-    trace = got["trace"]
-    assert (
-        answer["output"] == "In Paris it is currently 18.5°C and partly cloudy. The result is 161."
+    [(answer, got)] = run_and_judge(
+        tmp_path, db_url, "pydantic_ai_agent", (PARIS_QUESTION, "--conversation", "conv-42")
     )
-    assert trace["agent_name"] == "weather_assistant"
+    trace = assert_paris_run(answer, got)
     assert trace["framework"] == "pydantic-ai"
-    assert trace["input"] == question
-    assert trace["output"] == answer["output"]  # the final answer, not the message history
     assert trace["session_id"] == "conv-42"
-    calls = trace["tool_calls"]
-    assert [c["tool_name"] for c in calls] == ["get_weather", "calculator"]
-    assert calls[0]["input"] == {"city": "Paris"}
-    assert calls[0]["output"]["temperature_c"] == 18.5
-    assert calls[1]["input"] == {"expression": "23 * 7"}
-    assert not any(c.get("error") for c in calls)
-    # two model calls of the scripted model: 112 + 171 in, 36 + 29 out
-    assert trace["token_usage"] == {
-        "prompt_tokens": 283,
-        "completion_tokens": 65,
-        "total_tokens": 348,
-    }
-    [evaluation] = got["evals"]
-    assert evaluation["verdict"]["state"] == "pass"
-    # Pydantic AI exports the tools' schemas, so the arguments are checked against them
-    assert rule(evaluation, "valid_tool_arguments")["verdict"] == "pass"
-    assert rule(evaluation, "tool_choice")["verdict"] == "pass"
+    # Pydantic AI exports the tools' schemas: arguments are checked against them
+    assert rule(got["evals"][0], "valid_tool_arguments")["verdict"] == "pass"
+    assert rule(got["evals"][0], "tool_choice")["verdict"] == "pass"
 
 
 def test_a_failed_tool_is_recorded_and_an_answer_that_admits_it_passes(
     tmp_path: Path, db_url: str
 ) -> None:
-    with live_server(tmp_path, db_url, IRIS_ASSEMBLY_GRACE_MS="300") as server:
-        answer = run_recipe(server, "pydantic_ai_agent", "What's the weather like in Atlantis?")
-        [got] = judged_traces(server, 1)
-    trace = got["trace"]
-    [call] = trace["tool_calls"]
-    assert call["tool_name"] == "get_weather"
-    assert "Unknown city: 'Atlantis'" in call["error"]
-    assert "Unknown city: 'Atlantis'" in answer["output"]
-    [evaluation] = got["evals"]
-    silent = rule(evaluation, "no_silent_tool_failure")
-    assert silent["verdict"] == "pass", silent  # the answer says the look-up failed
+    [(answer, got)] = run_and_judge(tmp_path, db_url, "pydantic_ai_agent", (ATLANTIS_QUESTION,))
+    assert_failed_lookup(answer, got)

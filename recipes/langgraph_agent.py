@@ -132,9 +132,7 @@ def build_graph(model: BaseChatModel) -> CompiledStateGraph[Any, Any, Any, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "question", nargs="?", default="What's the weather in Paris, and what is 23 * 7?"
-    )
+    parser.add_argument("question", nargs="?", default=script.EXAMPLE_QUESTION)
     parser.add_argument("--thread", default="thread-1", help="LangGraph thread id (a session)")
     args = parser.parse_args(argv)
 

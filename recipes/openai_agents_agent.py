@@ -217,9 +217,7 @@ async def _run(agent: Agent[Any], question: str, stream: bool) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "question", nargs="?", default="What's the weather in Paris, and what is 23 * 7?"
-    )
+    parser.add_argument("question", nargs="?", default=script.EXAMPLE_QUESTION)
     parser.add_argument("--stream", action="store_true", help="run with Runner.run_streamed")
     args = parser.parse_args(argv)
 

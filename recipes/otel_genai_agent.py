@@ -169,9 +169,7 @@ def _execute_tool(tracer: Tracer, call: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "question", nargs="?", default="What's the weather in Paris, and what is 23 * 7?"
-    )
+    parser.add_argument("question", nargs="?", default=script.EXAMPLE_QUESTION)
     parser.add_argument("--conversation", help="gen_ai.conversation.id: groups runs into a session")
     args = parser.parse_args(argv)
 

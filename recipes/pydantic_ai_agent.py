@@ -101,9 +101,7 @@ def build_agent(model: str | None) -> Agent[None, str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "question", nargs="?", default="What's the weather in Paris, and what is 23 * 7?"
-    )
+    parser.add_argument("question", nargs="?", default=script.EXAMPLE_QUESTION)
     parser.add_argument("--model", help="a Pydantic AI model name; default: the scripted model")
     parser.add_argument("--conversation", help="gen_ai.conversation.id: groups runs into a session")
     args = parser.parse_args(argv)

@@ -18,6 +18,8 @@ MODEL_NAME = "scripted-weather-model"
 PLAN_TOKENS = (112, 36)
 ANSWER_TOKENS = (171, 29)
 NOTHING_TO_DO = "I can look up the weather in a city or do arithmetic."
+# What a recipe asks when run without a question.
+EXAMPLE_QUESTION = "What's the weather in Paris, and what is 23 * 7?"
 
 # Linear patterns: a capitalised word after "in", and arithmetic.
 _CITY = re.compile(r"\bin ([A-Z][a-z]+)")

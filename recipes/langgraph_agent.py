@@ -34,9 +34,6 @@ from openinference.instrumentation.langchain import LangChainInstrumentor
 from recipes import script, tools
 from recipes.exporter import tracer_provider
 
-AGENT_NAME = "weather_assistant"
-INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
-
 
 class ScriptedChatModel(BaseChatModel):
     """A stand-in for an LLM: first ask for the tools the question needs, then
@@ -118,7 +115,7 @@ def build_graph(model: BaseChatModel) -> CompiledStateGraph[Any, Any, Any, Any]:
     bound = model.bind_tools([get_weather, calculator])
 
     def agent(state: MessagesState) -> dict[str, list[BaseMessage]]:
-        return {"messages": [bound.invoke([("system", INSTRUCTIONS), *state["messages"]])]}
+        return {"messages": [bound.invoke([("system", script.INSTRUCTIONS), *state["messages"]])]}
 
     graph = StateGraph(MessagesState)
     graph.add_node("agent", agent)
@@ -127,7 +124,7 @@ def build_graph(model: BaseChatModel) -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", tools_condition)
     graph.add_edge("tools", "agent")
-    return graph.compile(checkpointer=InMemorySaver(), name=AGENT_NAME)
+    return graph.compile(checkpointer=InMemorySaver(), name=script.AGENT_NAME)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,8 +5,8 @@ OpenInference instrumentor for the SDK and exported to Iris over OTLP/HTTP.
 
 Without a model of yours the agent runs on a scripted ``Model`` that answers
 as the SDK's Responses model does, so the recipe needs no key and no network
-but Iris; drop ``model=ScriptedModel()`` (and set ``OPENAI_API_KEY``) for a
-real model. The Iris-specific part is the tracer provider handed to
+but Iris; ``--model gpt-4o-mini`` (with ``OPENAI_API_KEY``) runs the same
+agent on a real one. The Iris-specific part is the tracer provider handed to
 ``OpenAIAgentsInstrumentor``; ``set_trace_processors([])`` first removes the
 SDK's own exporter to OpenAI's dashboard, so the traces go to Iris alone.
 """
@@ -23,7 +23,6 @@ from typing import Any
 
 from agents import (
     Agent,
-    FunctionTool,
     Model,
     ModelResponse,
     ModelTracing,
@@ -47,9 +46,6 @@ from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
 from recipes import script, tools
 from recipes.exporter import tracer_provider
-
-AGENT_NAME = "weather_assistant"
-INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
 
 
 class ScriptedModel(Model):
@@ -195,13 +191,11 @@ def calculator(expression: str) -> float:
     return tools.calculator(expression)
 
 
-def build_agent(model: Model | None) -> Agent[Any]:
-    weather: FunctionTool = get_weather
-    calc: FunctionTool = calculator
+def build_agent(model: str | None) -> Agent[Any]:
     return Agent(
-        name=AGENT_NAME,
-        instructions=INSTRUCTIONS,
-        tools=[weather, calc],
+        name=script.AGENT_NAME,
+        instructions=script.INSTRUCTIONS,
+        tools=[get_weather, calculator],
         model=model or ScriptedModel(),
     )
 
@@ -218,6 +212,7 @@ async def _run(agent: Agent[Any], question: str, stream: bool) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("question", nargs="?", default=script.EXAMPLE_QUESTION)
+    parser.add_argument("--model", help="an OpenAI model name; default: the scripted model")
     parser.add_argument("--stream", action="store_true", help="run with Runner.run_streamed")
     args = parser.parse_args(argv)
 
@@ -225,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     set_trace_processors([])  # not to OpenAI's dashboard: to Iris, below
     OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
     try:
-        output = asyncio.run(_run(build_agent(None), args.question, args.stream))
+        output = asyncio.run(_run(build_agent(args.model), args.question, args.stream))
         print(json.dumps({"output": output}))
     finally:
         provider.shutdown()  # flushes the batch to Iris before exiting

@@ -24,7 +24,6 @@ from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 from recipes import script, tools
 from recipes.exporter import tracer_provider
 
-AGENT_NAME = "weather_assistant"
 MODEL = script.MODEL_NAME
 TOOLS: dict[str, Callable[..., Any]] = {
     "get_weather": tools.get_weather,
@@ -89,11 +88,11 @@ def run_agent(tracer: Tracer, question: str, conversation: str | None) -> str:
     """The agent loop: ask the model, run the tools it calls, until it answers."""
     user = {"role": "user", "parts": [{"type": "text", "content": question}]}
     messages: list[dict[str, Any]] = [user]
-    with tracer.start_as_current_span(f"invoke_agent {AGENT_NAME}") as run:
+    with tracer.start_as_current_span(f"invoke_agent {script.AGENT_NAME}") as run:
         run.set_attributes(
             {
                 "gen_ai.operation.name": "invoke_agent",
-                "gen_ai.agent.name": AGENT_NAME,
+                "gen_ai.agent.name": script.AGENT_NAME,
                 "gen_ai.tool.definitions": json.dumps(TOOL_DEFINITIONS),
                 "gen_ai.input.messages": json.dumps([user]),
             }

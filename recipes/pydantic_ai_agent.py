@@ -35,9 +35,6 @@ from pydantic_ai.usage import RequestUsage
 from recipes import script, tools
 from recipes.exporter import tracer_provider
 
-AGENT_NAME = "weather_assistant"
-INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
-
 
 def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """``recipes.script`` as a Pydantic AI ``FunctionModel``: ask for the
@@ -79,8 +76,8 @@ def _usage(tokens: tuple[int, int]) -> RequestUsage:
 def build_agent(model: str | None) -> Agent[None, str]:
     agent: Agent[None, str] = Agent(
         model or FunctionModel(scripted_model, model_name=script.MODEL_NAME),
-        name=AGENT_NAME,
-        instructions=INSTRUCTIONS,
+        name=script.AGENT_NAME,
+        instructions=script.INSTRUCTIONS,
     )
 
     @agent.tool_plain

@@ -13,6 +13,10 @@ from typing import Any
 
 from recipes import tools
 
+# The agent every recipe builds.
+AGENT_NAME = "weather_assistant"
+INSTRUCTIONS = "You are a helpful assistant. Use the tools to look up weather and to do math."
+
 MODEL_NAME = "scripted-weather-model"
 # (input, output) tokens of the first call (choosing tools) and of the answer
 PLAN_TOKENS = (112, 36)
